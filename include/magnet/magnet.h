@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MAGNET in-kernel API for probe modules.
+ *
+ * A probe module describes each instrumentation point it offers with a
+ * struct magnet_point_desc and registers it with the core, which returns
+ * a struct magnet_point carrying a unique event ID.  The core calls the
+ * point's ops->enable() when user space enables it into a stream and
+ * ops->disable() when it is disabled, so a probe attaches its kprobe or
+ * tracepoint only while somebody listens: a disabled point costs nothing.
+ *
+ * From the hook, the probe calls magnet_add().  It may be called in any
+ * context (process, softirq, hardirq; NMI events are counted as lost),
+ * never sleeps, takes no lock and does bounded work.
+ */
+#ifndef _MAGNET_MAGNET_H
+#define _MAGNET_MAGNET_H
+
+#include <linux/types.h>
+#include <linux/rcupdate.h>
+#include <linux/compiler.h>
+#include "../uapi/magnet.h"
+
+struct magnet_stream;
+struct magnet_point;
+struct module;
+
+struct magnet_point_ops {
+	/* Attach the hook.  Process context, may sleep.  0 or -errno. */
+	int (*enable)(struct magnet_point *pt);
+	/* Detach the hook; when it returns no handler may still run. */
+	void (*disable)(struct magnet_point *pt);
+};
+
+struct magnet_point_desc {
+	const char *name;		/* unique, < MAGNET_NAME_MAX, [a-z0-9_] */
+	enum magnet_layer layer;
+	enum magnet_payload_type payload;
+	const char *hook;		/* what it attaches to, for probe list */
+	const struct magnet_point_ops *ops;
+};
+
+/*
+ * The core owns every field; probe modules only pass the pointer around
+ * and may read @priv, which the core never touches.
+ */
+struct magnet_point {
+	struct magnet_stream __rcu *stream;	/* NULL while disabled */
+	u16 id;
+	const struct magnet_point_desc *desc;
+	struct module *owner;
+	void *priv;
+	/* core-private below */
+	struct list_head node;
+	atomic64_t hits;
+};
+
+/*
+ * Register an instrumentation point.  Returns the point (its event ID in
+ * pt->id) or ERR_PTR: -EINVAL bad descriptor, -EEXIST name taken,
+ * -ENOSPC no free event ID, -ENOMEM.
+ */
+struct magnet_point *magnet_point_register(const struct magnet_point_desc *desc,
+					   struct module *owner, void *priv);
+/* Disable (if enabled) and unregister; the event ID becomes free. */
+void magnet_point_unregister(struct magnet_point *pt);
+
+/*
+ * Record an event.  @abstract_id says what the event is about (for
+ * network events the socket inode number), @payload/@len is copied into
+ * the record (len <= MAGNET_PAYLOAD_MAX).  Drops are counted, never lost
+ * silently.
+ */
+void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
+		  u64 abstract_id, const void *payload, u16 len);
+
+static __always_inline bool magnet_point_enabled(const struct magnet_point *pt)
+{
+	return rcu_access_pointer(pt->stream) != NULL;
+}
+
+static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
+				       const void *payload, u16 len)
+{
+	struct magnet_stream *s;
+
+	rcu_read_lock_sched_notrace();
+	s = rcu_dereference_sched(pt->stream);
+	if (s)
+		__magnet_add(pt, s, abstract_id, payload, len);
+	rcu_read_unlock_sched_notrace();
+}
+
+#endif /* _MAGNET_MAGNET_H */

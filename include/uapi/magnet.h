@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * MAGNET user-space API: the one header shared by the kernel modules,
+ * libmagnet, magnetctl and any third-party decoder.
+ *
+ * It holds three contracts, each versioned by MAGNET_ABI_VERSION:
+ *
+ *  1. The generic netlink family "magnet" (commands, attributes, the
+ *     multicast group).  See docs/NETLINK.md.
+ *  2. The event-record format written to every stream.  Records are in
+ *     the byte order of the traced machine; the SYSINFO record that starts
+ *     every stream carries MAGNET_ENDIAN_MAGIC so that a decoder on another
+ *     machine can tell.  See docs/FORMAT.md, which specifies every byte.
+ *  3. The ioctl numbers of stream files (magnetfs).  See docs/IOCTL.md.
+ *
+ * No field of any record or attribute ever holds a kernel pointer.
+ */
+#ifndef _UAPI_MAGNET_H
+#define _UAPI_MAGNET_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <linux/types.h>
+#include <sys/ioctl.h>
+#endif
+#include <linux/ioctl.h>
+
+/* Bumped when a record layout, an attribute's meaning or an ioctl changes. */
+#define MAGNET_ABI_VERSION	1
+#define MAGNET_FORMAT_MAJOR	1
+#define MAGNET_FORMAT_MINOR	0
+
+/* ------------------------------------------------------------------ */
+/* Event records                                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every record starts with this 32-byte header, is 8-byte aligned and
+ * its total length (header + payload + padding) is in @size.
+ *
+ * @size:        bytes of the whole record, a multiple of 8, >= 32.
+ * @event:       event ID: 0..MAGNET_EVENT_MAX.  IDs below
+ *               MAGNET_EVENT_FIRST_PROBE are the core's own records.
+ * @cpu:         CPU that produced the record (whose ring it is in).
+ * @abstract_id: what the event is about.  For network events: the inode
+ *               number of the socket (what fstat() shows an application
+ *               for its socket fd), 0 when there is no socket.
+ * @timestamp:   nanoseconds of the clock named in SYSINFO
+ *               (CLOCK_MONOTONIC, read with ktime_get_mono_fast_ns()).
+ * @pid:         thread ID of the task running when the event happened
+ *               (0 in interrupt context, see MAGNET_REC_F_IRQ).
+ * @tgid:        its process ID.
+ */
+struct magnet_rec_hdr {
+	__u16 size;
+	__u16 event;
+	__u32 cpu;
+	__u64 abstract_id;
+	__u64 timestamp;
+	__u32 pid;
+	__u32 tgid;
+};
+
+#define MAGNET_REC_HDR_SIZE	32
+#define MAGNET_REC_ALIGN	8
+#define MAGNET_REC_MAX		4096	/* largest record, header included */
+#define MAGNET_PAYLOAD_MAX	(MAGNET_REC_MAX - MAGNET_REC_HDR_SIZE)
+
+/* Event IDs: a 10-bit space as in the MAGNET paper. */
+#define MAGNET_EVENT_BITS	10
+#define MAGNET_EVENT_MAX	((1 << MAGNET_EVENT_BITS) - 1)
+
+enum magnet_core_event {
+	MAGNET_EVENT_SYSINFO	= 0,	/* first record of every stream read */
+	MAGNET_EVENT_LOST	= 1,	/* events dropped on this CPU before here */
+	MAGNET_EVENT_EVENTDEF	= 2,	/* names an event ID */
+	/* 3..15 reserved for the core (synthesizer output, markers, ...) */
+	MAGNET_EVENT_FIRST_PROBE = 16,
+};
+
+#define MAGNET_ENDIAN_MAGIC	0x01234567u
+#define MAGNET_ENDIAN_SWAPPED	0x67452301u
+
+enum magnet_clock {
+	MAGNET_CLOCK_MONOTONIC	= 1,	/* CLOCK_MONOTONIC, ns */
+};
+
+/*
+ * SYSINFO payload.  The first record of every stream file each time it
+ * is opened, so that a trace file is self-describing.
+ */
+struct magnet_sysinfo {
+	__u32 endian;		/* MAGNET_ENDIAN_MAGIC in writer byte order */
+	__u16 format_major;
+	__u16 format_minor;
+	__u32 abi_version;
+	__u32 clock_id;		/* enum magnet_clock */
+	__u64 clock_hz;		/* timestamp ticks per second */
+	__u64 wall_ns_at_zero;	/* CLOCK_REALTIME ns when timestamp was 0 */
+	__u32 nr_cpus;		/* possible CPUs: cpu fields are below this */
+	__u32 ptr_size;		/* sizeof(void *) of the traced kernel */
+	__u32 page_size;
+	__u32 subbuf_size;	/* the stream's ring geometry */
+	__u32 subbuf_count;
+	__u32 flags;		/* reserved, 0 */
+	char stream[32];	/* stream name, NUL-terminated */
+	char release[64];	/* utsname()->release */
+};
+
+/* LOST payload: @count events were dropped on record.cpu just before. */
+struct magnet_lost {
+	__u64 count;
+};
+
+/* Layers of the instrumentation points (EVENTDEF.layer, PROBE_LAYER). */
+enum magnet_layer {
+	MAGNET_LAYER_OTHER	= 0,
+	MAGNET_LAYER_SOCKET	= 1,
+	MAGNET_LAYER_TRANSPORT	= 2,
+	MAGNET_LAYER_NETWORK	= 3,
+	MAGNET_LAYER_DEVICE	= 4,
+	MAGNET_LAYER_SCHED	= 5,
+	MAGNET_LAYER_MEMORY	= 6,
+	MAGNET_LAYER_CORE	= 7,
+	__MAGNET_LAYER_MAX,
+};
+
+/* What a probe's payload holds (EVENTDEF.payload, PROBE_PAYLOAD). */
+enum magnet_payload_type {
+	MAGNET_PAYLOAD_NONE	= 0,
+	MAGNET_PAYLOAD_NET	= 1,	/* struct magnet_net_payload */
+	MAGNET_PAYLOAD_RAW	= 2,	/* opaque bytes */
+	__MAGNET_PAYLOAD_MAX,
+};
+
+#define MAGNET_NAME_MAX		32	/* probe and stream names, NUL included */
+
+/*
+ * EVENTDEF payload: names event @id.  Written into a stream when a probe is
+ * enabled into it and, for all registered probes, after SYSINFO when the
+ * stream is opened.  record.abstract_id is also @id.
+ */
+struct magnet_eventdef {
+	__u16 id;
+	__u16 layer;		/* enum magnet_layer */
+	__u16 payload;		/* enum magnet_payload_type */
+	__u16 reserved;
+	char name[MAGNET_NAME_MAX];
+};
+
+/* Direction bits in magnet_net_payload.flags */
+#define MAGNET_NET_F_TX		0x01
+#define MAGNET_NET_F_RX		0x02
+
+/*
+ * Payload of the network probes.
+ * @len:     bytes at this layer: socket layer, the bytes the call moved
+ *           (send: the bytes handed to the stack; recv: bytes returned);
+ *           transport send: bytes the application asked to send;
+ *           transport receive, IP and device: skb->len, headers of that
+ *           layer included.
+ * @ifindex: network device, 0 when not known at this layer.
+ * @proto:   IPPROTO_* at transport, ETH_P_* (host order) at IP/device.
+ */
+struct magnet_net_payload {
+	__u32 len;
+	__u32 ifindex;
+	__u16 proto;
+	__u16 flags;
+	__u32 reserved;
+};
+
+/* ------------------------------------------------------------------ */
+/* Generic netlink family                                              */
+/* ------------------------------------------------------------------ */
+
+#define MAGNET_GENL_NAME	"magnet"
+#define MAGNET_GENL_VERSION	1
+#define MAGNET_MCGRP_PROBES	"probes"
+
+enum magnet_cmd {
+	MAGNET_CMD_UNSPEC,
+	MAGNET_CMD_STATUS_GET,		/* do: core status */
+	MAGNET_CMD_PROBE_GET,		/* do (by name/ID) or dump */
+	MAGNET_CMD_PROBE_ENABLE,	/* PROBE_NAME|PROBE_ID, STREAM_NAME */
+	MAGNET_CMD_PROBE_DISABLE,	/* PROBE_NAME|PROBE_ID */
+	MAGNET_CMD_STREAM_NEW,		/* STREAM_NAME [SUBBUF_SIZE SUBBUF_COUNT] */
+	MAGNET_CMD_STREAM_DEL,		/* STREAM_NAME */
+	MAGNET_CMD_STREAM_GET,		/* do (by name) or dump */
+	MAGNET_CMD_STREAM_FLUSH,	/* STREAM_NAME: write pending LOST records */
+	MAGNET_CMD_PROBE_NEW_NTF,	/* notification: probe registered */
+	MAGNET_CMD_PROBE_DEL_NTF,	/* notification: probe unregistered */
+	__MAGNET_CMD_MAX,
+};
+#define MAGNET_CMD_MAX (__MAGNET_CMD_MAX - 1)
+
+enum magnet_attr {
+	MAGNET_A_UNSPEC,
+	MAGNET_A_PAD,
+	MAGNET_A_VERSION,		/* string: module version */
+	MAGNET_A_ABI_VERSION,		/* u32 */
+	MAGNET_A_NR_CPUS,		/* u32 */
+	MAGNET_A_NR_PROBES,		/* u32 */
+	MAGNET_A_NR_STREAMS,		/* u32 */
+	MAGNET_A_PROBE_ID,		/* u32: event ID */
+	MAGNET_A_PROBE_NAME,		/* string */
+	MAGNET_A_PROBE_LAYER,		/* u32: enum magnet_layer */
+	MAGNET_A_PROBE_PAYLOAD,		/* u32: enum magnet_payload_type */
+	MAGNET_A_PROBE_ENABLED,		/* u8 */
+	MAGNET_A_PROBE_HOOK,		/* string: what it attaches to */
+	MAGNET_A_PROBE_MODULE,		/* string: module that registered it */
+	MAGNET_A_PROBE_HITS,		/* u64: events offered while enabled */
+	MAGNET_A_STREAM_NAME,		/* string */
+	MAGNET_A_STREAM_PATH,		/* string: file to read */
+	MAGNET_A_STREAM_SUBBUF_SIZE,	/* u32: bytes per sub-buffer */
+	MAGNET_A_STREAM_SUBBUF_COUNT,	/* u32: sub-buffers per CPU */
+	MAGNET_A_STREAM_PRODUCED,	/* u64: events offered to the stream */
+	MAGNET_A_STREAM_WRITTEN,	/* u64: events written to its rings */
+	MAGNET_A_STREAM_LOST,		/* u64: events dropped (ring full) */
+	MAGNET_A_STREAM_READ,		/* u64: events delivered to readers */
+	MAGNET_A_STREAM_BYTES,		/* u64: bytes written to its rings */
+	MAGNET_A_STREAM_READERS,	/* u32: open files */
+	MAGNET_A_STREAM_PROBES,		/* u32: probes enabled into it */
+	__MAGNET_A_MAX,
+};
+#define MAGNET_A_MAX (__MAGNET_A_MAX - 1)
+
+/* Stream geometry limits, checked with an extack message each. */
+#define MAGNET_SUBBUF_SIZE_MIN		4096
+#define MAGNET_SUBBUF_SIZE_MAX		(16u << 20)
+#define MAGNET_SUBBUF_SIZE_DEFAULT	(256u << 10)
+#define MAGNET_SUBBUF_COUNT_MIN		2
+#define MAGNET_SUBBUF_COUNT_MAX		64
+#define MAGNET_SUBBUF_COUNT_DEFAULT	2
+#define MAGNET_STREAM_BYTES_MAX		(256u << 20)	/* per CPU */
+#define MAGNET_STREAMS_MAX		64
+
+/* ------------------------------------------------------------------ */
+/* Stream file ioctls (magnetfs)                                       */
+/* ------------------------------------------------------------------ */
+
+#define MAGNET_IOC_MAGIC	0xB7
+
+/* Per-stream counters, as the netlink STREAM_GET reports them. */
+struct magnet_stream_stats {
+	__u64 produced;
+	__u64 written;
+	__u64 lost;
+	__u64 read;
+	__u64 bytes;
+	__u64 switches;		/* sub-buffer switches */
+	__u64 fill;		/* bytes written and not yet read */
+};
+
+/* Statistics of the stream this file reads. */
+#define MAGNET_IOC_GET_STATS	_IOR(MAGNET_IOC_MAGIC, 0x01, struct magnet_stream_stats)
+/* Write pending LOST records on every CPU so a reader sees all losses. */
+#define MAGNET_IOC_FLUSH	_IO(MAGNET_IOC_MAGIC, 0x02)
+/* 0x10..0x1f: watermark, timeout and minimum-count (docs/IOCTL.md). */
+
+#endif /* _UAPI_MAGNET_H */

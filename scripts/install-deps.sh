@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs everything MAGNET needs to build and to test in real kernels:
+# compilers and libraries, Debian's 6.1 kernel and headers, 6.12 from
+# bookworm-backports, qemu and a pinned virtme-ng.  Idempotent.
+set -euo pipefail
+
+VNG_VERSION=1.42
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+src=/etc/apt/sources.list.d/debian.sources
+bp=/etc/apt/sources.list.d/magnet-backports.sources
+if [ ! -f "$bp" ]; then
+	uri=$(sed -n 's/^URIs: *//p' "$src" | head -1)
+	: "${uri:=http://deb.debian.org/debian}"
+	$SUDO tee "$bp" >/dev/null <<EOT
+Types: deb
+URIs: $uri
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOT
+fi
+
+stamp=/var/lib/magnet-deps.stamp
+want="v3"
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
+	exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+	build-essential cmake pkg-config libnl-3-dev libnl-genl-3-dev \
+	libaio-dev libcmocka-dev sparse \
+	linux-image-amd64 linux-headers-amd64 \
+	qemu-system-x86 iproute2 iperf3 ethtool kmod busybox-static \
+	python3-pip python3-venv udev procps socat >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports \
+	linux-image-amd64 linux-headers-amd64 >/dev/null 2>&1 || \
+$SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports \
+	'linux-image-6.12*-amd64' 'linux-headers-6.12*-amd64' >/dev/null
+if ! command -v vng >/dev/null || [ "$(vng --version 2>/dev/null | awk '{print $2}')" != "$VNG_VERSION" ]; then
+	pip3 install -q --break-system-packages "virtme-ng==$VNG_VERSION" 2>/dev/null || \
+		pip3 install -q "virtme-ng==$VNG_VERSION"
+fi
+echo "$want" | $SUDO tee "$stamp" >/dev/null
