@@ -52,7 +52,7 @@ struct magnet_point {
 	void *priv;
 	/* core-private below */
 	struct list_head node;
-	atomic64_t hits;
+	u64 __percpu *hits;		/* events offered while enabled */
 };
 
 /*

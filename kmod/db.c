@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The instrumentation database: registered points (with their event IDs)
+ * and streams.  Every change runs in magnetk under db.lock; lookups from
+ * netlink dumps and file opens take db.lock too.
+ */
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/ctype.h>
+#include <linux/mm.h>
+#include "internal.h"
+#include "compat.h"
+
+struct magnet_db magnet_db = {
+	.lock = __MUTEX_INITIALIZER(magnet_db.lock),
+	.points = LIST_HEAD_INIT(magnet_db.points),
+	.streams = LIST_HEAD_INIT(magnet_db.streams),
+};
+
+static DEFINE_IDR(magnet_ids);
+
+#define db_locked() lockdep_is_held(&magnet_db.lock)
+
+/* Names: 1-31 chars of [A-Za-z0-9_.-], not starting with '.' or '-'. */
+int magnet_name_valid(const char *name)
+{
+	size_t i, n = strnlen(name, MAGNET_NAME_MAX);
+
+	if (n == 0 || n >= MAGNET_NAME_MAX || name[0] == '.' || name[0] == '-')
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum(name[i]) && !strchr("_.-", name[i]))
+			return 0;
+	return 1;
+}
+
+struct magnet_point *magnet_db_find_point(const char *name, u32 id)
+{
+	struct magnet_point *pt;
+
+	lockdep_assert_held(&magnet_db.lock);
+	list_for_each_entry(pt, &magnet_db.points, node)
+		if (name ? !strcmp(pt->desc->name, name) : pt->id == id)
+			return pt;
+	return NULL;
+}
+
+struct magnet_stream *magnet_db_find_stream(const char *name)
+{
+	struct magnet_stream *s;
+
+	lockdep_assert_held(&magnet_db.lock);
+	list_for_each_entry(s, &magnet_db.streams, node)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+/* ---- points ---------------------------------------------------------- */
+
+struct reg_req {
+	const struct magnet_point_desc *desc;
+	struct module *owner;
+	void *priv;
+	struct magnet_point *pt;
+};
+
+static int do_register(void *arg)
+{
+	struct reg_req *req = arg;
+	struct magnet_point *pt;
+	int id;
+
+	mutex_lock(&magnet_db.lock);
+	if (magnet_db_find_point(req->desc->name, 0)) {
+		mutex_unlock(&magnet_db.lock);
+		return -EEXIST;
+	}
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (pt)
+		pt->hits = alloc_percpu(u64);
+	if (!pt || !pt->hits)
+		goto nomem;
+	/* cyclic: an ID is reused only long after it was unregistered */
+	id = idr_alloc_cyclic(&magnet_ids, pt, MAGNET_EVENT_FIRST_PROBE,
+			      MAGNET_EVENT_MAX + 1, GFP_KERNEL);
+	if (id < 0) {
+		free_percpu(pt->hits);
+		kfree(pt);
+		mutex_unlock(&magnet_db.lock);
+		return id == -ENOSPC ? -ENOSPC : id;
+	}
+	pt->id = id;
+	pt->desc = req->desc;
+	pt->owner = req->owner;
+	pt->priv = req->priv;
+	list_add_tail(&pt->node, &magnet_db.points);
+	magnet_db.nr_points++;
+	magnet_db.catalog_gen++;
+	req->pt = pt;
+	magnet_genl_notify_point(pt, true);
+	mutex_unlock(&magnet_db.lock);
+	return 0;
+nomem:
+	if (pt)
+		free_percpu(pt->hits);
+	kfree(pt);
+	mutex_unlock(&magnet_db.lock);
+	return -ENOMEM;
+}
+
+struct magnet_point *magnet_point_register(const struct magnet_point_desc *desc,
+					   struct module *owner, void *priv)
+{
+	struct reg_req req = { .desc = desc, .owner = owner, .priv = priv };
+	int err;
+
+	if (!desc || !desc->name || !magnet_name_valid(desc->name) ||
+	    !desc->ops || !desc->ops->enable || !desc->ops->disable ||
+	    desc->layer >= __MAGNET_LAYER_MAX ||
+	    desc->payload >= __MAGNET_PAYLOAD_MAX)
+		return ERR_PTR(-EINVAL);
+	err = magnetk_call(do_register, &req);
+	if (err)
+		return ERR_PTR(err);
+	return req.pt;
+}
+EXPORT_SYMBOL_GPL(magnet_point_register);
+
+/* Detach @pt from its stream; db.lock held.  No handler runs afterwards. */
+void magnet_db_point_disable(struct magnet_point *pt)
+{
+	struct magnet_stream *s;
+
+	s = rcu_dereference_protected(pt->stream, db_locked());
+	if (!s)
+		return;
+	pt->desc->ops->disable(pt);
+	RCU_INIT_POINTER(pt->stream, NULL);
+	/* magnet_add() runs under rcu_read_lock_sched */
+	synchronize_rcu();
+	s->nr_probes--;
+	magnet_stream_put(s);
+}
+
+int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
+			   struct netlink_ext_ack *extack)
+{
+	struct magnet_stream *cur;
+	int err;
+
+	cur = rcu_dereference_protected(pt->stream, db_locked());
+	if (cur == s)
+		return 0;
+	if (cur) {
+		magnet_set_err(extack, NULL,
+			       "probe '%s' is enabled into stream '%s'; disable it first",
+			       pt->desc->name, cur->name);
+		return -EBUSY;
+	}
+	magnet_stream_get(s);
+	rcu_assign_pointer(pt->stream, s);
+	err = pt->desc->ops->enable(pt);
+	if (err) {
+		RCU_INIT_POINTER(pt->stream, NULL);
+		synchronize_rcu();
+		magnet_stream_put(s);
+		magnet_set_err(extack, NULL,
+			       "probe '%s': attaching %s failed (%d)",
+			       pt->desc->name, pt->desc->hook ?: "its hook",
+			       err);
+		return err;
+	}
+	s->nr_probes++;
+	return 0;
+}
+
+static int do_unregister(void *arg)
+{
+	struct magnet_point *pt = arg;
+
+	/* the owner's exit calls us: its hooks are still there to detach */
+	mutex_lock(&magnet_db.lock);
+	magnet_db_point_disable(pt);
+	list_del(&pt->node);
+	idr_remove(&magnet_ids, pt->id);
+	magnet_db.nr_points--;
+	magnet_db.catalog_gen++;
+	magnet_genl_notify_point(pt, false);
+	mutex_unlock(&magnet_db.lock);
+	free_percpu(pt->hits);
+	kfree(pt);
+	return 0;
+}
+
+void magnet_point_unregister(struct magnet_point *pt)
+{
+	if (!IS_ERR_OR_NULL(pt))
+		magnetk_call(do_unregister, pt);
+}
+EXPORT_SYMBOL_GPL(magnet_point_unregister);
+
+/* ---- streams --------------------------------------------------------- */
+
+int magnet_db_stream_new(const char *name, u32 size, u32 count,
+			 struct netlink_ext_ack *extack)
+{
+	u64 total = (u64)size * count * num_possible_cpus();
+	struct magnet_stream *s;
+	int err;
+
+	lockdep_assert_held(&magnet_db.lock);
+	if (magnet_db_find_stream(name)) {
+		magnet_set_err(extack, NULL, "stream '%s' already exists",
+			       name);
+		return -EEXIST;
+	}
+	if (magnet_db.nr_streams >= MAGNET_STREAMS_MAX) {
+		magnet_set_err(extack, NULL, "too many streams (at most %u)",
+			       MAGNET_STREAMS_MAX);
+		return -ENOSPC;
+	}
+	if (total > (u64)totalram_pages() * PAGE_SIZE / 2) {
+		magnet_set_err(extack, NULL,
+			       "stream would take %llu MiB of rings, more than half of memory",
+			       total >> 20);
+		return -ENOMEM;
+	}
+	s = magnet_stream_alloc(name, size, count);
+	if (IS_ERR(s)) {
+		magnet_set_err(extack, NULL,
+			       "cannot allocate %llu MiB of rings", total >> 20);
+		return PTR_ERR(s);
+	}
+	err = magnetfs_add_stream(s);
+	if (err) {
+		magnet_set_err(extack, NULL, "cannot create the stream file (%d)",
+			       err);
+		magnet_stream_put(s);
+		return err;
+	}
+	list_add_tail(&s->node, &magnet_db.streams);
+	magnet_db.nr_streams++;
+	return 0;
+}
+
+static void magnet_db_stream_kill(struct magnet_stream *s)
+{
+	struct magnet_point *pt;
+
+	list_for_each_entry(pt, &magnet_db.points, node) {
+		if (rcu_access_pointer(pt->stream) == s)
+			magnet_db_point_disable(pt);
+	}
+	/* losses up to now reach the readers, who drain and then see EOF */
+	magnet_stream_flush(s);
+	magnetfs_remove_stream(s);
+	WRITE_ONCE(s->dead, true);
+	smp_mb();
+	wake_up_interruptible_all(&s->wq);
+	list_del_init(&s->node);
+	magnet_db.nr_streams--;
+	magnet_stream_put(s);
+}
+
+int magnet_db_stream_del(const char *name, struct netlink_ext_ack *extack)
+{
+	struct magnet_stream *s;
+
+	lockdep_assert_held(&magnet_db.lock);
+	s = magnet_db_find_stream(name);
+	if (!s) {
+		magnet_set_err(extack, NULL, "no stream named '%s'", name);
+		return -ENOENT;
+	}
+	magnet_db_stream_kill(s);
+	return 0;
+}
+
+/* Core module exit: probe modules depend on us, so they are all gone. */
+void magnet_db_teardown(void)
+{
+	struct magnet_stream *s, *tmp;
+
+	mutex_lock(&magnet_db.lock);
+	list_for_each_entry_safe(s, tmp, &magnet_db.streams, node)
+		magnet_db_stream_kill(s);
+	mutex_unlock(&magnet_db.lock);
+	WARN_ON(!list_empty(&magnet_db.points));
+	idr_destroy(&magnet_ids);
+}

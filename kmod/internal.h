@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MAGNET core internals: the instrumentation database (points and
+ * streams), the magnetk control thread and the glue between them.
+ */
+#ifndef _MAGNET_INTERNAL_H
+#define _MAGNET_INTERNAL_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/netlink.h>
+#include <magnet/magnet.h>
+#include "../magnetfs/ring.h"
+
+#define MAGNET_VERSION "0.1.0"
+
+struct dentry;
+
+struct magnet_stream {
+	char name[MAGNET_NAME_MAX];
+	struct list_head node;		/* db.streams, db.lock */
+	struct kref ref;		/* db list + open files */
+	u32 subbuf_size;
+	u32 subbuf_count;
+	struct magnet_ring __percpu *rings;
+	unsigned int nr_probes;		/* db.lock */
+	bool dead;			/* deleted; readers drain then EOF */
+
+	struct mutex read_lock;		/* serializes readers */
+	wait_queue_head_t wq;
+	int waiting;			/* a reader sleeps: writers wake it */
+	atomic_t readers;
+	struct dentry *dentry;
+};
+
+/* The instrumentation database.  Mutated only by magnetk, under @lock. */
+struct magnet_db {
+	struct mutex lock;
+	struct list_head points;
+	struct list_head streams;
+	unsigned int nr_points;
+	unsigned int nr_streams;
+	unsigned long catalog_gen;	/* bumped on (un)registration */
+	struct dentry *dir;		/* debugfs magnet/ */
+};
+
+extern struct magnet_db magnet_db;
+
+/* db.c: everything takes db.lock itself unless named _locked */
+struct magnet_point *magnet_db_find_point(const char *name, u32 id);
+struct magnet_stream *magnet_db_find_stream(const char *name);
+int magnet_db_stream_new(const char *name, u32 size, u32 count,
+			 struct netlink_ext_ack *extack);
+int magnet_db_stream_del(const char *name, struct netlink_ext_ack *extack);
+int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
+			   struct netlink_ext_ack *extack);
+void magnet_db_point_disable(struct magnet_point *pt);
+void magnet_db_teardown(void);
+int magnet_name_valid(const char *name);
+
+/* stream.c */
+struct magnet_stream *magnet_stream_alloc(const char *name, u32 size,
+					  u32 count);
+void magnet_stream_get(struct magnet_stream *s);
+void magnet_stream_put(struct magnet_stream *s);
+void magnet_stream_stats(struct magnet_stream *s,
+			 struct magnet_stream_stats *st);
+void magnet_stream_flush(struct magnet_stream *s);
+bool magnet_stream_has_data(struct magnet_stream *s);
+u64 magnet_point_hits(struct magnet_point *pt);
+
+/* magnetfs/stream_file.c */
+int magnetfs_init(void);
+void magnetfs_exit(void);
+int magnetfs_add_stream(struct magnet_stream *s);
+void magnetfs_remove_stream(struct magnet_stream *s);
+int magnetfs_stream_path(struct magnet_stream *s, char *buf, size_t len);
+
+/* magnetk.c: run @fn in the magnetk thread and wait for its result */
+int magnetk_start(void);
+void magnetk_stop(void);
+int magnetk_call(int (*fn)(void *arg), void *arg);
+
+/* netlink.c */
+int magnet_genl_init(void);
+void magnet_genl_exit(void);
+void magnet_genl_notify_point(struct magnet_point *pt, bool added);
+
+/* status.c */
+int magnet_status_init(struct dentry *dir);
+
+#endif /* _MAGNET_INTERNAL_H */

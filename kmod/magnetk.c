@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * magnetk: the control thread.  Every change to the instrumentation
+ * database (registration of points by probe modules, enable/disable and
+ * stream management requested over netlink) runs here, one at a time, in
+ * the order it was asked for.  Callers sleep until their request is done
+ * and get its result.  Later: synthesizers and correlating filters that
+ * traverse streams run here as periodic work.
+ */
+#include <linux/kthread.h>
+#include <linux/completion.h>
+#include <linux/spinlock.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include "internal.h"
+
+struct magnetk_req {
+	struct list_head node;
+	int (*fn)(void *arg);
+	void *arg;
+	int ret;
+	struct completion done;
+};
+
+static struct task_struct *magnetk_task;
+static LIST_HEAD(magnetk_queue);
+static DEFINE_SPINLOCK(magnetk_lock);
+static DECLARE_WAIT_QUEUE_HEAD(magnetk_wq);
+
+static struct magnetk_req *magnetk_dequeue(void)
+{
+	struct magnetk_req *req;
+
+	spin_lock(&magnetk_lock);
+	req = list_first_entry_or_null(&magnetk_queue, struct magnetk_req,
+				       node);
+	if (req)
+		list_del(&req->node);
+	spin_unlock(&magnetk_lock);
+	return req;
+}
+
+static int magnetk_thread(void *unused)
+{
+	struct magnetk_req *req;
+
+	while (!kthread_should_stop()) {
+		wait_event_interruptible(magnetk_wq,
+					 !list_empty_careful(&magnetk_queue) ||
+					 kthread_should_stop());
+		while ((req = magnetk_dequeue())) {
+			req->ret = req->fn(req->arg);
+			complete(&req->done);
+		}
+	}
+	return 0;
+}
+
+int magnetk_call(int (*fn)(void *arg), void *arg)
+{
+	struct magnetk_req req = { .fn = fn, .arg = arg };
+
+	/* magnetk may itself unregister nothing; never call it recursively */
+	if (WARN_ON_ONCE(current == magnetk_task))
+		return fn(arg);
+	init_completion(&req.done);
+	spin_lock(&magnetk_lock);
+	list_add_tail(&req.node, &magnetk_queue);
+	spin_unlock(&magnetk_lock);
+	wake_up(&magnetk_wq);
+	wait_for_completion(&req.done);
+	return req.ret;
+}
+
+int magnetk_start(void)
+{
+	magnetk_task = kthread_run(magnetk_thread, NULL, "magnetk");
+	return PTR_ERR_OR_ZERO(magnetk_task);
+}
+
+void magnetk_stop(void)
+{
+	struct magnetk_req *req;
+
+	kthread_stop(magnetk_task);
+	/* nobody can queue now: module exit runs after all users are gone */
+	while ((req = magnetk_dequeue())) {
+		req->ret = req->fn(req->arg);
+		complete(&req->done);
+	}
+}

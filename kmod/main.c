@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MAGNET core module: starts magnetk and the instrumentation database,
+ * creates magnetfs and registers the control family.
+ */
+#include <linux/module.h>
+#include "internal.h"
+
+static int __init magnet_init(void)
+{
+	int err;
+
+	err = magnetk_start();
+	if (err)
+		return err;
+	err = magnetfs_init();
+	if (err)
+		goto err_magnetk;
+	err = magnet_status_init(magnet_db.dir);
+	if (err)
+		goto err_magnetfs;
+	err = magnet_genl_init();
+	if (err)
+		goto err_magnetfs;
+	pr_info("magnet %s loaded (abi %u)\n", MAGNET_VERSION,
+		MAGNET_ABI_VERSION);
+	return 0;
+
+err_magnetfs:
+	magnetfs_exit();
+err_magnetk:
+	magnetk_stop();
+	return err;
+}
+
+static void __exit magnet_exit(void)
+{
+	magnet_genl_exit();
+	magnet_db_teardown();
+	magnetfs_exit();
+	magnetk_stop();
+}
+
+module_init(magnet_init);
+module_exit(magnet_exit);
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("MAGNET developers");
+MODULE_DESCRIPTION("MAGNET: kernel event monitoring framework core");
+MODULE_VERSION(MAGNET_VERSION);

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "magnet" generic netlink family: the control plane.  Requests that
+ * change the instrumentation database need CAP_NET_ADMIN and are carried
+ * out by magnetk; every rejection carries an extack message.  See
+ * docs/NETLINK.md.
+ */
+#include <net/genetlink.h>
+#include <linux/cpumask.h>
+#include "internal.h"
+#include "compat.h"
+
+char magnet_extack_buf[MAGNET_EXTACK_LEN];
+
+static struct genl_family magnet_genl_family;
+
+static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
+	[MAGNET_A_PROBE_ID]		= NLA_POLICY_MAX(NLA_U32, MAGNET_EVENT_MAX),
+	[MAGNET_A_PROBE_NAME]		= { .type = NLA_NUL_STRING, .len = MAGNET_NAME_MAX - 1 },
+	[MAGNET_A_STREAM_NAME]		= { .type = NLA_NUL_STRING, .len = MAGNET_NAME_MAX - 1 },
+	[MAGNET_A_STREAM_SUBBUF_SIZE]	= { .type = NLA_U32 },
+	[MAGNET_A_STREAM_SUBBUF_COUNT]	= { .type = NLA_U32 },
+};
+
+enum {
+	MAGNET_MCGRP_PROBES_ID,
+};
+
+static const struct genl_multicast_group magnet_mcgrps[] = {
+	[MAGNET_MCGRP_PROBES_ID] = { .name = MAGNET_MCGRP_PROBES },
+};
+
+/* ---- message builders ------------------------------------------------ */
+
+static int put_point(struct sk_buff *skb, void *obj)
+{
+	struct magnet_point *pt = obj;
+	struct magnet_stream *s = rcu_dereference_protected(pt->stream,
+				lockdep_is_held(&magnet_db.lock));
+
+	if (nla_put_u32(skb, MAGNET_A_PROBE_ID, pt->id) ||
+	    nla_put_string(skb, MAGNET_A_PROBE_NAME, pt->desc->name) ||
+	    nla_put_u32(skb, MAGNET_A_PROBE_LAYER, pt->desc->layer) ||
+	    nla_put_u32(skb, MAGNET_A_PROBE_PAYLOAD, pt->desc->payload) ||
+	    nla_put_u8(skb, MAGNET_A_PROBE_ENABLED, !!s) ||
+	    nla_put_string(skb, MAGNET_A_PROBE_HOOK, pt->desc->hook ?: "") ||
+	    nla_put_string(skb, MAGNET_A_PROBE_MODULE,
+			   pt->owner ? module_name(pt->owner) : "") ||
+	    nla_put_u64_64bit(skb, MAGNET_A_PROBE_HITS, magnet_point_hits(pt),
+			      MAGNET_A_PAD))
+		return -EMSGSIZE;
+	if (s && nla_put_string(skb, MAGNET_A_STREAM_NAME, s->name))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int put_stream(struct sk_buff *skb, void *obj)
+{
+	struct magnet_stream *s = obj;
+	struct magnet_stream_stats st;
+	char path[96];
+
+	magnet_stream_stats(s, &st);
+	magnetfs_stream_path(s, path, sizeof(path));
+	if (nla_put_string(skb, MAGNET_A_STREAM_NAME, s->name) ||
+	    nla_put_string(skb, MAGNET_A_STREAM_PATH, path) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_SUBBUF_SIZE, s->subbuf_size) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_SUBBUF_COUNT, s->subbuf_count) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_PRODUCED, st.produced, MAGNET_A_PAD) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_WRITTEN, st.written, MAGNET_A_PAD) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_LOST, st.lost, MAGNET_A_PAD) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_READ, st.read, MAGNET_A_PAD) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_BYTES, st.bytes, MAGNET_A_PAD) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_READERS, atomic_read(&s->readers)) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_PROBES, s->nr_probes))
+		return -EMSGSIZE;
+	return 0;
+}
+
+typedef int (*put_fn)(struct sk_buff *skb, void *obj);
+
+/* Reply to a do request with one object. */
+static int reply_obj(struct genl_info *info, u8 cmd, put_fn put, void *obj)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &magnet_genl_family, 0, cmd);
+	if (!hdr || put(msg, obj)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+void magnet_genl_notify_point(struct magnet_point *pt, bool added)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&magnet_genl_family, &init_net,
+				MAGNET_MCGRP_PROBES_ID))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &magnet_genl_family, 0,
+			  added ? MAGNET_CMD_PROBE_NEW_NTF :
+				  MAGNET_CMD_PROBE_DEL_NTF);
+	if (!hdr || put_point(msg, pt)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&magnet_genl_family, msg, 0, MAGNET_MCGRP_PROBES_ID,
+			  GFP_KERNEL);
+}
+
+/* ---- status ---------------------------------------------------------- */
+
+static int put_status(struct sk_buff *skb, void *unused)
+{
+	if (nla_put_string(skb, MAGNET_A_VERSION, MAGNET_VERSION) ||
+	    nla_put_u32(skb, MAGNET_A_ABI_VERSION, MAGNET_ABI_VERSION) ||
+	    nla_put_u32(skb, MAGNET_A_NR_CPUS, num_possible_cpus()) ||
+	    nla_put_u32(skb, MAGNET_A_NR_PROBES, magnet_db.nr_points) ||
+	    nla_put_u32(skb, MAGNET_A_NR_STREAMS, magnet_db.nr_streams))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int magnet_nl_status(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	mutex_lock(&magnet_db.lock);
+	err = reply_obj(info, MAGNET_CMD_STATUS_GET, put_status, NULL);
+	mutex_unlock(&magnet_db.lock);
+	return err;
+}
+
+/* ---- lookups with extack ----------------------------------------------- */
+
+static struct magnet_point *lookup_point(struct genl_info *info)
+{
+	struct nlattr *na = info->attrs[MAGNET_A_PROBE_NAME];
+	struct nlattr *ni = info->attrs[MAGNET_A_PROBE_ID];
+	struct magnet_point *pt;
+
+	if (!na && !ni) {
+		magnet_set_err(info->extack, NULL,
+			       "a probe name or ID is required");
+		return ERR_PTR(-EINVAL);
+	}
+	pt = na ? magnet_db_find_point(nla_data(na), 0) :
+		  magnet_db_find_point(NULL, nla_get_u32(ni));
+	if (!pt) {
+		if (na)
+			magnet_set_err(info->extack, na, "no probe named '%s'",
+				       (char *)nla_data(na));
+		else
+			magnet_set_err(info->extack, ni, "no probe with ID %u",
+				       nla_get_u32(ni));
+		return ERR_PTR(-ENOENT);
+	}
+	if (na && ni && pt->id != nla_get_u32(ni)) {
+		magnet_set_err(info->extack, ni,
+			       "probe '%s' has ID %u, not %u", pt->desc->name,
+			       pt->id, nla_get_u32(ni));
+		return ERR_PTR(-EINVAL);
+	}
+	return pt;
+}
+
+static struct magnet_stream *lookup_stream(struct genl_info *info)
+{
+	struct nlattr *na = info->attrs[MAGNET_A_STREAM_NAME];
+	struct magnet_stream *s;
+
+	if (!na) {
+		NL_SET_ERR_MSG(info->extack, "a stream name is required");
+		return ERR_PTR(-EINVAL);
+	}
+	s = magnet_db_find_stream(nla_data(na));
+	if (!s) {
+		magnet_set_err(info->extack, na, "no stream named '%s'",
+			       (char *)nla_data(na));
+		return ERR_PTR(-ENOENT);
+	}
+	return s;
+}
+
+/* ---- requests run by magnetk ----------------------------------------- */
+
+static int do_probe_get(struct genl_info *info)
+{
+	struct magnet_point *pt = lookup_point(info);
+
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
+	return reply_obj(info, MAGNET_CMD_PROBE_GET, put_point, pt);
+}
+
+static int do_probe_enable(struct genl_info *info)
+{
+	struct magnet_point *pt = lookup_point(info);
+	struct magnet_stream *s;
+
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
+	s = lookup_stream(info);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	return magnet_db_point_enable(pt, s, info->extack);
+}
+
+static int do_probe_disable(struct genl_info *info)
+{
+	struct magnet_point *pt = lookup_point(info);
+
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
+	magnet_db_point_disable(pt);
+	return 0;
+}
+
+static int check_geometry(struct genl_info *info, u32 *size, u32 *count)
+{
+	struct nlattr *ns = info->attrs[MAGNET_A_STREAM_SUBBUF_SIZE];
+	struct nlattr *nc = info->attrs[MAGNET_A_STREAM_SUBBUF_COUNT];
+
+	*size = ns ? nla_get_u32(ns) : MAGNET_SUBBUF_SIZE_DEFAULT;
+	*count = nc ? nla_get_u32(nc) : MAGNET_SUBBUF_COUNT_DEFAULT;
+	if (*size < MAGNET_SUBBUF_SIZE_MIN || *size > MAGNET_SUBBUF_SIZE_MAX ||
+	    *size % MAGNET_SUBBUF_SIZE_MIN) {
+		magnet_set_err(info->extack, ns,
+			       "sub-buffer size %u: must be a multiple of %u between %u and %u bytes",
+			       *size, MAGNET_SUBBUF_SIZE_MIN,
+			       MAGNET_SUBBUF_SIZE_MIN, MAGNET_SUBBUF_SIZE_MAX);
+		return -EINVAL;
+	}
+	if (*count < MAGNET_SUBBUF_COUNT_MIN ||
+	    *count > MAGNET_SUBBUF_COUNT_MAX) {
+		magnet_set_err(info->extack, nc,
+			       "sub-buffer count %u: must be between %u and %u",
+			       *count, MAGNET_SUBBUF_COUNT_MIN,
+			       MAGNET_SUBBUF_COUNT_MAX);
+		return -EINVAL;
+	}
+	if ((u64)*size * *count > MAGNET_STREAM_BYTES_MAX) {
+		magnet_set_err(info->extack, ns,
+			       "%u sub-buffers of %u bytes exceed %u MiB per CPU",
+			       *count, *size, MAGNET_STREAM_BYTES_MAX >> 20);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int do_stream_new(struct genl_info *info)
+{
+	struct nlattr *na = info->attrs[MAGNET_A_STREAM_NAME];
+	u32 size, count;
+	int err;
+
+	if (!na) {
+		NL_SET_ERR_MSG(info->extack, "a stream name is required");
+		return -EINVAL;
+	}
+	if (!magnet_name_valid(nla_data(na)) ||
+	    !strcmp(nla_data(na), "status")) {
+		magnet_set_err(info->extack, na,
+			       "bad stream name '%s': use 1-31 of [A-Za-z0-9_.-], not starting with '.' or '-', not 'status'",
+			       (char *)nla_data(na));
+		return -EINVAL;
+	}
+	err = check_geometry(info, &size, &count);
+	if (err)
+		return err;
+	return magnet_db_stream_new(nla_data(na), size, count, info->extack);
+}
+
+static int do_stream_del(struct genl_info *info)
+{
+	struct magnet_stream *s = lookup_stream(info);
+
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	return magnet_db_stream_del(s->name, info->extack);
+}
+
+static int do_stream_get(struct genl_info *info)
+{
+	struct magnet_stream *s = lookup_stream(info);
+
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	return reply_obj(info, MAGNET_CMD_STREAM_GET, put_stream, s);
+}
+
+static int do_stream_flush(struct genl_info *info)
+{
+	struct magnet_stream *s = lookup_stream(info);
+
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	magnet_stream_flush(s);
+	return 0;
+}
+
+struct nl_req {
+	int (*fn)(struct genl_info *info);
+	struct genl_info *info;
+};
+
+static int nl_req_run(void *arg)
+{
+	struct nl_req *req = arg;
+	int err;
+
+	mutex_lock(&magnet_db.lock);
+	err = req->fn(req->info);
+	mutex_unlock(&magnet_db.lock);
+	return err;
+}
+
+/* Changes go through magnetk, which owns the database. */
+static int run_locked(int (*fn)(struct genl_info *info),
+		      struct genl_info *info)
+{
+	struct nl_req req = { .fn = fn, .info = info };
+
+	return magnetk_call(nl_req_run, &req);
+}
+
+#define MAGNET_DOIT(name, fn)						\
+static int magnet_nl_##name(struct sk_buff *skb, struct genl_info *info) \
+{									\
+	return run_locked(fn, info);					\
+}
+
+MAGNET_DOIT(probe_enable, do_probe_enable)
+MAGNET_DOIT(probe_disable, do_probe_disable)
+MAGNET_DOIT(stream_new, do_stream_new)
+MAGNET_DOIT(stream_del, do_stream_del)
+MAGNET_DOIT(stream_flush, do_stream_flush)
+
+static int magnet_nl_probe_get(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	mutex_lock(&magnet_db.lock);
+	err = do_probe_get(info);
+	mutex_unlock(&magnet_db.lock);
+	return err;
+}
+
+static int magnet_nl_stream_get(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	mutex_lock(&magnet_db.lock);
+	err = do_stream_get(info);
+	mutex_unlock(&magnet_db.lock);
+	return err;
+}
+
+/* ---- dumps: cb->args[0] is the index of the next object ------------- */
+
+static int dump_one(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+		    put_fn put, void *obj)
+{
+	void *hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				cb->nlh->nlmsg_seq, &magnet_genl_family,
+				NLM_F_MULTI, cmd);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (put(skb, obj)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int magnet_nl_probe_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct magnet_point *pt;
+	long idx = 0;
+
+	mutex_lock(&magnet_db.lock);
+	list_for_each_entry(pt, &magnet_db.points, node) {
+		if (idx++ < cb->args[0])
+			continue;
+		if (dump_one(skb, cb, MAGNET_CMD_PROBE_GET, put_point,
+			     pt)) {
+			idx--;
+			break;
+		}
+	}
+	mutex_unlock(&magnet_db.lock);
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+static int magnet_nl_stream_dump(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	struct magnet_stream *s;
+	long idx = 0;
+
+	mutex_lock(&magnet_db.lock);
+	list_for_each_entry(s, &magnet_db.streams, node) {
+		if (idx++ < cb->args[0])
+			continue;
+		if (dump_one(skb, cb, MAGNET_CMD_STREAM_GET, put_stream,
+			     s)) {
+			idx--;
+			break;
+		}
+	}
+	mutex_unlock(&magnet_db.lock);
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+static const struct genl_small_ops magnet_genl_ops[] = {
+	{
+		.cmd	= MAGNET_CMD_STATUS_GET,
+		.doit	= magnet_nl_status,
+	},
+	{
+		.cmd	= MAGNET_CMD_PROBE_GET,
+		.doit	= magnet_nl_probe_get,
+		.dumpit	= magnet_nl_probe_dump,
+	},
+	{
+		.cmd	= MAGNET_CMD_PROBE_ENABLE,
+		.doit	= magnet_nl_probe_enable,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_PROBE_DISABLE,
+		.doit	= magnet_nl_probe_disable,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_STREAM_NEW,
+		.doit	= magnet_nl_stream_new,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_STREAM_DEL,
+		.doit	= magnet_nl_stream_del,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_STREAM_GET,
+		.doit	= magnet_nl_stream_get,
+		.dumpit	= magnet_nl_stream_dump,
+	},
+	{
+		.cmd	= MAGNET_CMD_STREAM_FLUSH,
+		.doit	= magnet_nl_stream_flush,
+		.flags	= GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family magnet_genl_family __ro_after_init = {
+	.name		= MAGNET_GENL_NAME,
+	.version	= MAGNET_GENL_VERSION,
+	.maxattr	= MAGNET_A_MAX,
+	.policy		= magnet_policy,
+	.module		= THIS_MODULE,
+	.small_ops	= magnet_genl_ops,
+	.n_small_ops	= ARRAY_SIZE(magnet_genl_ops),
+	.resv_start_op	= MAGNET_CMD_MAX + 1,
+	.mcgrps		= magnet_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(magnet_mcgrps),
+};
+
+int magnet_genl_init(void)
+{
+	return genl_register_family(&magnet_genl_family);
+}
+
+void magnet_genl_exit(void)
+{
+	genl_unregister_family(&magnet_genl_family);
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU sub-buffered rings: see ring.h for the protocol.
+ *
+ * This file uses only a handful of kernel primitives (vzalloc, kcalloc,
+ * copy_to_user, smp_load_acquire, smp_store_release, current) so that the
+ * unit tests can build it in user space against small shims.
+ */
+#include "ring.h"
+#include "../include/uapi/magnet.h"
+
+#ifdef __KERNEL__
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/sched.h>
+#include <linux/preempt.h>
+#include <linux/string.h>
+#endif
+
+#define LOST_REC_SIZE	(MAGNET_REC_HDR_SIZE + sizeof(struct magnet_lost))
+
+int magnet_ring_init(struct magnet_ring *r, int cpu, u32 size, u32 count)
+{
+	memset(r, 0, sizeof(*r));
+	r->cpu = cpu;
+	r->size = size;
+	r->count = count;
+	r->sb = kcalloc(count, sizeof(*r->sb), GFP_KERNEL);
+	r->data = vzalloc((unsigned long)size * count);
+	if (!r->sb || !r->data) {
+		magnet_ring_free(r);
+		return -ENOMEM;
+	}
+	local64_set(&r->nmi_lost, 0);
+	return 0;
+}
+
+void magnet_ring_free(struct magnet_ring *r)
+{
+	vfree(r->data);
+	kfree(r->sb);
+	r->data = NULL;
+	r->sb = NULL;
+}
+
+static inline struct magnet_subbuf *ring_sb(struct magnet_ring *r,
+					    unsigned long seq)
+{
+	return &r->sb[seq % r->count];
+}
+
+static inline char *ring_ptr(struct magnet_ring *r, unsigned long seq,
+			     unsigned long off)
+{
+	return r->data + (seq % r->count) * (unsigned long)r->size + off;
+}
+
+void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
+			 u64 ts)
+{
+	struct magnet_rec_hdr *h = rec;
+
+	h->size = size;
+	h->event = event;
+	h->cpu = raw_smp_processor_id();
+	h->abstract_id = abstract_id;
+	h->timestamp = ts;
+	if (in_task()) {
+		h->pid = current->pid;
+		h->tgid = current->tgid;
+	} else {
+		h->pid = 0;
+		h->tgid = 0;
+	}
+}
+
+/* Close the current sub-buffer and open the next one, if the reader left it. */
+static bool ring_switch(struct magnet_ring *r)
+{
+	unsigned long next = r->wseq + 1;
+	struct magnet_subbuf *sb;
+
+	if (next - smp_load_acquire(&r->rseq) >= r->count)
+		return false;
+	sb = ring_sb(r, r->wseq);
+	WRITE_ONCE(sb->end, r->woff);
+	sb = ring_sb(r, next);
+	sb->end = 0;
+	WRITE_ONCE(sb->commit, 0);
+	r->woff = 0;
+	r->switches++;
+	/* orders the closed sub-buffer's end before the new sequence */
+	smp_store_release(&r->wseq, next);
+	return true;
+}
+
+static void *ring_space(struct magnet_ring *r, u32 len)
+{
+	if (r->woff + len > r->size) {
+		if (len > r->size || !ring_switch(r))
+			return NULL;
+	}
+	return ring_ptr(r, r->wseq, r->woff);
+}
+
+static void ring_write_lost(struct magnet_ring *r, void *rec, u64 now)
+{
+	struct magnet_lost *l = rec + MAGNET_REC_HDR_SIZE;
+
+	magnet_rec_fill_hdr(rec, LOST_REC_SIZE, MAGNET_EVENT_LOST, 0, now);
+	l->count = r->lost_pending;
+	r->lost_pending = 0;
+	magnet_ring_commit(r, LOST_REC_SIZE);
+}
+
+void magnet_ring_sync_nmi(struct magnet_ring *r)
+{
+	u64 n = local64_read(&r->nmi_lost);
+
+	if (unlikely(n != r->nmi_seen)) {
+		r->produced += n - r->nmi_seen;
+		r->lost += n - r->nmi_seen;
+		r->lost_pending += n - r->nmi_seen;
+		r->nmi_seen = n;
+	}
+}
+
+void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now)
+{
+	void *p;
+
+	if (unlikely(r->lost_pending)) {
+		/* the LOST record and the event must both fit, in order */
+		p = ring_space(r, LOST_REC_SIZE + len);
+		if (!p)
+			return NULL;
+		ring_write_lost(r, p, now);
+	}
+	return ring_space(r, len);
+}
+
+void magnet_ring_commit(struct magnet_ring *r, u32 len)
+{
+	r->woff += len;
+	r->bytes += len;
+	/* record bytes before the length that publishes them */
+	smp_store_release(&ring_sb(r, r->wseq)->commit, r->woff);
+}
+
+void magnet_ring_flush_lost(struct magnet_ring *r, u64 now)
+{
+	void *p;
+
+	magnet_ring_sync_nmi(r);
+	if (!r->lost_pending)
+		return;
+	p = ring_space(r, LOST_REC_SIZE);
+	if (p)
+		ring_write_lost(r, p, now);
+}
+
+/* Readable bytes of sub-buffer @seq from the reader's offset on. */
+static unsigned long ring_limit(struct magnet_ring *r, unsigned long seq,
+				unsigned long wseq)
+{
+	struct magnet_subbuf *sb = ring_sb(r, seq);
+
+	if (seq != wseq)
+		return READ_ONCE(sb->end);
+	return smp_load_acquire(&sb->commit);
+}
+
+/* Move to the next sub-buffer if the current one is closed and drained. */
+static bool ring_advance(struct magnet_ring *r, unsigned long wseq)
+{
+	if (r->rseq == wseq || r->roff < READ_ONCE(ring_sb(r, r->rseq)->end))
+		return false;
+	r->roff = 0;
+	smp_store_release(&r->rseq, r->rseq + 1);
+	return true;
+}
+
+bool magnet_ring_has_data(struct magnet_ring *r)
+{
+	unsigned long wseq = smp_load_acquire(&r->wseq);
+
+	if (r->rseq != wseq)
+		return true;
+	return ring_limit(r, r->rseq, wseq) > r->roff;
+}
+
+ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
+			 u32 *need)
+{
+	unsigned long wseq = smp_load_acquire(&r->wseq);
+	size_t done = 0;
+
+	*need = 0;
+	do {
+		unsigned long limit = ring_limit(r, r->rseq, wseq);
+		unsigned long off = r->roff;
+		const char *base = ring_ptr(r, r->rseq, 0);
+		u64 events = 0;
+
+		/* take whole records only */
+		while (off < limit) {
+			const struct magnet_rec_hdr *h = (const void *)(base + off);
+
+			if (done + (off - r->roff) + h->size > len) {
+				*need = h->size;
+				break;
+			}
+			if (h->event >= MAGNET_EVENT_FIRST_PROBE)
+				events++;
+			off += h->size;
+		}
+		if (off > r->roff) {
+			if (copy_to_user(ubuf + done, base + r->roff,
+					 off - r->roff))
+				return done ? done : -EFAULT;
+			done += off - r->roff;
+			r->bytes_read += off - r->roff;
+			r->read += events;
+			r->roff = off;
+		}
+		if (*need)
+			break;
+	} while (ring_advance(r, wseq));
+	return done;
+}
+
+u64 magnet_ring_fill(struct magnet_ring *r)
+{
+	u64 w = READ_ONCE(r->bytes), rd = READ_ONCE(r->bytes_read);
+
+	return w > rd ? w - rd : 0;
+}

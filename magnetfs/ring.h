@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-CPU sub-buffered rings of magnetfs.
+ *
+ * Each CPU owns one ring of @count sub-buffers of @size bytes.  Only that
+ * CPU writes it, with interrupts disabled, so reserve/write/commit need no
+ * lock and no atomic instruction.  A reader on any CPU consumes whole
+ * records under the stream's read mutex.
+ *
+ * Sub-buffers are addressed by sequence numbers that only grow: the writer
+ * fills sub-buffer @wseq (slot wseq % count), the reader drains @rseq.
+ * The writer moves to the next sub-buffer only when the reader has left
+ * it (wseq + 1 - rseq < count); otherwise the event is dropped (discard
+ * mode) and counted.  Dropped events are reported by a LOST record written
+ * in front of the next event that fits, so the loss shows up at its
+ * chronological place.
+ *
+ * Publication: the writer stores the committed length of the current
+ * sub-buffer with release semantics; closing a sub-buffer stores its final
+ * length (@end) and then advances @wseq with release.  The reader loads
+ * @wseq with acquire: sub-buffers before it are closed and stable, the
+ * current one is readable up to its acquired @commit.  The reader
+ * releases a sub-buffer by advancing @rseq with release, after its copy.
+ */
+#ifndef _MAGNETFS_RING_H
+#define _MAGNETFS_RING_H
+
+#include <linux/types.h>
+#include <linux/irq_work.h>
+#include <asm/local64.h>
+
+struct magnet_subbuf {
+	unsigned long commit;	/* bytes committed; writer: release */
+	unsigned long end;	/* final length once closed */
+};
+
+struct magnet_ring {
+	char *data;			/* count * size bytes, vmalloc */
+	struct magnet_subbuf *sb;
+	u32 size;
+	u32 count;
+	int cpu;
+	void *priv;			/* the owner (a stream) */
+
+	/* writer side: owning CPU, interrupts off */
+	unsigned long wseq;		/* published with release */
+	unsigned long woff;
+	u64 lost_pending;		/* dropped, not yet in a LOST record */
+	u64 nmi_seen;
+	local64_t nmi_lost;		/* drops in NMI context */
+
+	/* reader side: stream read mutex */
+	unsigned long rseq;		/* published with release */
+	unsigned long roff;
+
+	/* counters; written by one side each, read racily for stats */
+	u64 produced;			/* events offered (probe events) */
+	u64 written;			/* probe events in the ring */
+	u64 lost;			/* probe events dropped */
+	u64 bytes;			/* bytes written (all records) */
+	u64 switches;			/* sub-buffer switches */
+	u64 read;			/* probe events delivered (reader) */
+	u64 bytes_read;			/* bytes delivered (reader) */
+
+	struct irq_work wake;		/* deferred reader wake-up */
+};
+
+int magnet_ring_init(struct magnet_ring *r, int cpu, u32 size, u32 count);
+void magnet_ring_free(struct magnet_ring *r);
+
+/*
+ * Writer side; interrupts must be off and the caller on r->cpu.
+ * Returns space for @len bytes (a multiple of 8) or NULL when full.
+ * Pending losses are turned into a LOST record first.
+ */
+void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now);
+void magnet_ring_commit(struct magnet_ring *r, u32 len);
+/* Account an event dropped before reaching the ring. */
+static inline void magnet_ring_drop(struct magnet_ring *r)
+{
+	r->lost++;
+	r->lost_pending++;
+}
+/* Fold drops counted in NMI context into lost/lost_pending. */
+void magnet_ring_sync_nmi(struct magnet_ring *r);
+/* Write the pending LOST record now if there is room (flush). */
+void magnet_ring_flush_lost(struct magnet_ring *r, u64 now);
+
+/* Reader side: stream read mutex held. */
+bool magnet_ring_has_data(struct magnet_ring *r);
+/*
+ * Copy whole records to @ubuf (at most @len bytes).  Returns bytes
+ * copied, 0 when none fits or nothing is there, -EFAULT.  *@need is set
+ * to the size of the next record when it does not fit in @len.
+ */
+ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
+			 u32 *need);
+/* Bytes written and not yet read. */
+u64 magnet_ring_fill(struct magnet_ring *r);
+
+/* Fill a record header; @rec points at reserved ring space. */
+void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
+			 u64 ts);
+
+#endif /* _MAGNETFS_RING_H */
