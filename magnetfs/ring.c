@@ -218,7 +218,7 @@ ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 		if (off > r->roff) {
 			if (copy_to_user(ubuf + done, base + r->roff,
 					 off - r->roff))
-				return done ? done : -EFAULT;
+				return done ? (ssize_t)done : -EFAULT;
 			done += off - r->roff;
 			r->bytes_read += off - r->roff;
 			r->read += events;

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the per-CPU ring (magnetfs/ring.c) built in user space:
+ * whole-record reads, sub-buffer switching, discard-when-full with exact
+ * loss accounting and LOST records at their chronological place.
+ */
+#include <stdarg.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "../../magnetfs/ring.h"
+#include "../../include/uapi/magnet.h"
+
+int kshim_cpu, kshim_in_task = 1, kshim_pid = 4242, kshim_tgid = 4240;
+int kshim_fault_after = -1;
+
+#define SB_SIZE 4096
+
+/* The writer side of __magnet_add(), without the kernel around it. */
+static bool add(struct magnet_ring *r, u16 event, u64 id, u64 ts, u32 plen)
+{
+	u32 size = (MAGNET_REC_HDR_SIZE + plen + 7) & ~7u;
+	char *rec;
+
+	r->produced++;
+	rec = magnet_ring_reserve(r, size, ts);
+	if (!rec) {
+		magnet_ring_drop(r);
+		return false;
+	}
+	magnet_rec_fill_hdr(rec, size, event, id, ts);
+	memset(rec + MAGNET_REC_HDR_SIZE, 0xab, size - MAGNET_REC_HDR_SIZE);
+	magnet_ring_commit(r, size);
+	r->written++;
+	return true;
+}
+
+struct tally {
+	u64 events, lost, lost_records, bytes;
+	u64 last_ts;
+	u64 next_id;	/* abstract IDs are written in order 1, 2, ... */
+	bool gap_seen;	/* a LOST record preceded the last ID jump */
+};
+
+/* Check the records of one read() and fold them into @t. */
+static void check_records(const char *buf, size_t len, struct tally *t)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		const struct magnet_rec_hdr *h = (const void *)(buf + off);
+
+		assert_true(h->size >= MAGNET_REC_HDR_SIZE);
+		assert_int_equal(h->size % 8, 0);
+		assert_true(off + h->size <= len);	/* whole records only */
+		assert_true(h->timestamp >= t->last_ts);
+		t->last_ts = h->timestamp;
+		if (h->event == MAGNET_EVENT_LOST) {
+			const struct magnet_lost *l = (const void *)(h + 1);
+
+			assert_true(l->count > 0);
+			t->lost += l->count;
+			t->lost_records++;
+			t->gap_seen = true;
+		} else {
+			assert_int_equal(h->pid, 4242);
+			assert_int_equal(h->tgid, 4240);
+			if (h->abstract_id != t->next_id) {
+				/* a jump in IDs only right after a LOST record */
+				assert_true(t->gap_seen);
+				assert_true(h->abstract_id > t->next_id);
+			}
+			t->next_id = h->abstract_id + 1;
+			t->gap_seen = false;
+			t->events++;
+		}
+		off += h->size;
+	}
+	t->bytes += len;
+}
+
+static void ring_setup(struct magnet_ring *r, u32 count)
+{
+	assert_int_equal(magnet_ring_init(r, 0, SB_SIZE, count), 0);
+}
+
+static size_t drain(struct magnet_ring *r, char *buf, size_t len,
+		    struct tally *t)
+{
+	size_t total = 0;
+	ssize_t n;
+	u32 need;
+
+	while ((n = magnet_ring_read(r, buf, len, &need)) > 0) {
+		check_records(buf, n, t);
+		total += n;
+	}
+	assert_true(n == 0);
+	return total;
+}
+
+static void test_empty_ring_reads_nothing(void **state)
+{
+	struct magnet_ring r;
+	char buf[256];
+	u32 need = 1;
+
+	(void)state;
+	ring_setup(&r, 2);
+	assert_false(magnet_ring_has_data(&r));
+	assert_int_equal(magnet_ring_read(&r, buf, sizeof(buf), &need), 0);
+	assert_int_equal(need, 0);
+	magnet_ring_free(&r);
+}
+
+static void test_reads_whole_records_only(void **state)
+{
+	struct magnet_ring r;
+	char buf[100];	/* room for 1 record of 48 bytes, not 3 */
+	struct tally t = { .next_id = 1 };
+	u32 need;
+	ssize_t n;
+
+	(void)state;
+	ring_setup(&r, 2);
+	for (int i = 1; i <= 3; i++)
+		assert_true(add(&r, 20, i, i, 16));
+	n = magnet_ring_read(&r, buf, sizeof(buf), &need);
+	assert_int_equal(n, 96);		/* two 48-byte records */
+	assert_int_equal(need, 48);		/* the third did not fit */
+	check_records(buf, n, &t);
+	n = magnet_ring_read(&r, buf, 40, &need);	/* smaller than a record */
+	assert_int_equal(n, 0);
+	assert_int_equal(need, 48);
+	n = magnet_ring_read(&r, buf, sizeof(buf), &need);
+	assert_int_equal(n, 48);
+	check_records(buf, n, &t);
+	assert_int_equal(t.events, 3);
+	assert_int_equal(r.read, 3);
+	magnet_ring_free(&r);
+}
+
+static void test_full_ring_discards_and_counts(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	static char buf[1 << 16];
+	u64 id, ok = 0;
+
+	(void)state;
+	ring_setup(&r, 2);
+	/* 64-byte records: 64 per sub-buffer, 128 fit, the rest drop */
+	for (id = 1; id <= 300; id++)
+		ok += add(&r, 20, id, id, 32);
+	assert_int_equal(ok, 128);
+	assert_int_equal(r.lost, 172);
+	assert_int_equal(r.lost_pending, 172);
+	assert_int_equal(r.switches, 1);
+
+	drain(&r, buf, sizeof(buf), &t);
+	assert_int_equal(t.events, 128);
+	/* the loss is reported with the next event that fits */
+	assert_true(add(&r, 20, 301, 301, 32));
+	drain(&r, buf, sizeof(buf), &t);
+	assert_int_equal(t.lost_records, 1);
+	assert_int_equal(t.lost, 172);
+	assert_int_equal(t.events, 129);
+	assert_int_equal(r.produced, t.events + t.lost);
+	assert_int_equal(r.read, t.events);
+	assert_int_equal(magnet_ring_fill(&r), 0);
+	magnet_ring_free(&r);
+}
+
+static void test_flush_writes_pending_lost(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	static char buf[1 << 16];
+	u64 id;
+
+	(void)state;
+	ring_setup(&r, 2);
+	for (id = 1; id <= 200; id++)
+		add(&r, 20, id, id, 32);
+	drain(&r, buf, sizeof(buf), &t);
+	assert_int_equal(t.lost, 0);		/* not reported yet */
+	magnet_ring_flush_lost(&r, 1000);
+	drain(&r, buf, sizeof(buf), &t);
+	assert_int_equal(t.lost, 72);
+	assert_int_equal(r.lost_pending, 0);
+	assert_int_equal(r.produced, t.events + t.lost);
+	magnet_ring_free(&r);
+}
+
+static void test_interleaved_reader_loses_nothing(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	static char buf[3000];
+	u64 id;
+
+	(void)state;
+	ring_setup(&r, 4);
+	/* a reader that keeps up: many sub-buffer switches, no loss */
+	for (id = 1; id <= 20000; id++) {
+		assert_true(add(&r, 20 + id % 3, id, id, (id * 7) % 120));
+		if (id % 50 == 0)
+			drain(&r, buf, sizeof(buf), &t);
+	}
+	drain(&r, buf, sizeof(buf), &t);
+	assert_int_equal(t.events, 20000);
+	assert_int_equal(r.lost, 0);
+	assert_true(r.switches > 100);
+	assert_int_equal(t.bytes, r.bytes);
+	magnet_ring_free(&r);
+}
+
+static void count_records(const char *buf, ssize_t n, u64 *events, u64 *lost)
+{
+	ssize_t off = 0;
+
+	while (off < n) {
+		const struct magnet_rec_hdr *h = (const void *)(buf + off);
+
+		if (h->event == MAGNET_EVENT_LOST)
+			*lost += ((const struct magnet_lost *)(h + 1))->count;
+		else
+			(*events)++;
+		off += h->size;
+	}
+}
+
+static void test_slow_reader_exact_accounting(void **state)
+{
+	struct magnet_ring r;
+	static char buf[5000];
+	u64 id, events = 0, lost = 0;
+	ssize_t n;
+	u32 need;
+
+	(void)state;
+	ring_setup(&r, 2);
+	for (id = 1; id <= 50000; id++) {
+		add(&r, 20, id, id, (id * 13) % 200);
+		if (id % 997 == 0) {	/* reads one buffer now and then */
+			n = magnet_ring_read(&r, buf, sizeof(buf), &need);
+			count_records(buf, n, &events, &lost);
+		}
+	}
+	magnet_ring_flush_lost(&r, 1 << 30);
+	while ((n = magnet_ring_read(&r, buf, sizeof(buf), &need)) > 0)
+		count_records(buf, n, &events, &lost);
+	assert_true(r.lost > 0);
+	assert_int_equal(lost, r.lost);		/* every loss reported */
+	assert_int_equal(events, r.written);
+	assert_int_equal(r.produced, events + lost);
+	assert_int_equal(r.read, events);
+	magnet_ring_free(&r);
+}
+
+static void test_irq_context_has_no_pid(void **state)
+{
+	struct magnet_ring r;
+	char buf[128];
+	const struct magnet_rec_hdr *h = (const void *)buf;
+	u32 need;
+
+	(void)state;
+	ring_setup(&r, 2);
+	kshim_in_task = 0;
+	kshim_cpu = 1;
+	add(&r, 30, 7, 5, 8);
+	kshim_in_task = 1;
+	kshim_cpu = 0;
+	assert_int_equal(magnet_ring_read(&r, buf, sizeof(buf), &need), 40);
+	assert_int_equal(h->pid, 0);
+	assert_int_equal(h->tgid, 0);
+	assert_int_equal(h->cpu, 1);
+	assert_int_equal(h->event, 30);
+	magnet_ring_free(&r);
+}
+
+static void test_fault_keeps_data(void **state)
+{
+	struct magnet_ring r;
+	char buf[256];
+	u32 need;
+
+	(void)state;
+	ring_setup(&r, 2);
+	add(&r, 20, 1, 1, 8);
+	kshim_fault_after = 0;
+	assert_int_equal(magnet_ring_read(&r, buf, sizeof(buf), &need), -EFAULT);
+	kshim_fault_after = -1;
+	/* the record is still there for the next read */
+	assert_int_equal(magnet_ring_read(&r, buf, sizeof(buf), &need), 40);
+	magnet_ring_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty_ring_reads_nothing),
+		cmocka_unit_test(test_reads_whole_records_only),
+		cmocka_unit_test(test_full_ring_discards_and_counts),
+		cmocka_unit_test(test_flush_writes_pending_lost),
+		cmocka_unit_test(test_interleaved_reader_loses_nothing),
+		cmocka_unit_test(test_slow_reader_exact_accounting),
+		cmocka_unit_test(test_irq_context_has_no_pid),
+		cmocka_unit_test(test_fault_keeps_data),
+	};
+
+	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);
+}

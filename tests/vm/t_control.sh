@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The control plane and bad input in a real kernel: status, streams and
+# probes through magnetctl, every rejected request with the kernel's extack
+# message and nothing half-done, a non-root caller, a stream deleted while
+# it is read, probe modules unloaded under a blocked reader, and corrupt
+# trace files given to dump.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_root
+need_magnet
+dmesg_mark
+magnet_load || bail_out "cannot load the modules"
+R=$MAGNET_RESULTS
+
+# expect_fail DESC EXIT REGEX CMD...: CMD exits EXIT and says REGEX on stderr
+expect_fail() {
+	local desc=$1 want=$2 re=$3 err rc
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$err"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $rc (want $want), stderr: $err"
+	fi
+}
+
+streams() {
+	magnetctl -j stream list | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d["streams"] if isinstance(d, dict) else d
+print(" ".join(sorted(s["name"] for s in d)))'
+}
+
+check "status" magnetctl status
+ver=$(magnetctl -j status | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["abi_version"])')
+check_eq "status -j reports ABI 1" 1 "$ver"
+grep -q "^magnet " /sys/kernel/debug/magnet/status && ok "status file" || not_ok "status file"
+
+check "stream create s1" magnetctl stream create s1
+path=$(magnetctl -j stream show s1 | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["path"])')
+check_eq "stream path" /sys/kernel/debug/magnet/s1 "$path"
+[ -r "$path" ] && ok "stream file exists" || not_ok "stream file exists"
+
+expect_fail "duplicate stream" 2 "already exists" magnetctl stream create s1
+expect_fail "sub-buffer size not a multiple of 4096" 2 "multiple of 4096" magnetctl stream create s2 subbuf-size 5000
+expect_fail "one sub-buffer" 2 "between 2 and 64" magnetctl stream create s2 subbuf-count 1
+expect_fail "absurd stream size" 2 "MiB per CPU" magnetctl stream create s2 subbuf-size 16M subbuf-count 64
+expect_fail "bad stream name" 2 "bad stream name" magnetctl stream create 'a/b'
+expect_fail "reserved stream name" 2 "bad stream name" magnetctl stream create status
+expect_fail "size that is not a number" 1 "abc" magnetctl stream create s2 subbuf-size abc
+check_eq "failed creates leave nothing behind" "s1" "$(streams)"
+expect_fail "unknown probe" 2 "no probe named 'nosuch'" magnetctl probe enable nosuch stream s1
+expect_fail "unknown probe ID" 2 "no probe with ID 999" magnetctl probe enable 999 stream s1
+expect_fail "unknown stream" 2 "no stream named 'nosuch'" magnetctl probe enable tcp_send stream nosuch
+en=$(magnetctl -j probe list | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d["probes"] if isinstance(d, dict) else d
+print(sum(1 for p in d if p["enabled"]))')
+check_eq "failed enables leave every probe disabled" 0 "$en"
+expect_fail "delete unknown stream" 2 "no stream named" magnetctl stream delete nosuch
+expect_fail "unknown object" 1 "frobnicate" magnetctl frobnicate list
+
+check "enable tcp_send into s1" magnetctl probe enable tcp_send stream s1
+check "enable is idempotent" magnetctl probe enable tcp_send stream s1
+check "stream create s2" magnetctl stream create s2
+expect_fail "a probe feeds one stream at a time" 2 "enabled into stream 's1'" magnetctl probe enable tcp_send stream s2
+
+# a non-root caller: reads allowed, changes refused, stream files closed
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+check "non-root may read status" nobody "$MAGNETCTL" status
+expect_fail "non-root cannot create streams" 2 "CAP_NET_ADMIN|not permitted" nobody "$MAGNETCTL" stream create s3
+if nobody cat "$path" >/dev/null 2>&1; then not_ok "non-root cannot read a stream"; else ok "non-root cannot read a stream"; fi
+
+# reader blocked in read(): probe modules unload, stream deletion ends it
+cat >"$R/reader.py" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+n = 0
+print("open", flush=True)
+while True:
+    b = os.read(fd, 65536)
+    if not b:
+        break
+    n += len(b)
+print("eof bytes=%d" % n, flush=True)
+PY
+bg reader python3 "$R/reader.py" "$path"
+wait_line "$(out reader)" '^open' 10
+sleep 1	# now it sits in read() after SYSINFO and EVENTDEF were taken
+pstate=$(awk '{print $3}' "/proc/${BG_PID[reader]}/stat")
+check_eq "reader is blocked in read()" S "$pstate"
+if rmmod magnet 2>/dev/null; then not_ok "core stays while a stream is open"; else ok "core stays while a stream is open (rmmod refused)"; fi
+check "probe module unloads under a blocked reader" rmmod magnet_net
+_magnet_loaded=(magnet)
+kill -0 "${BG_PID[reader]}" 2>/dev/null && ok "reader still waiting" || not_ok "reader still waiting"
+check "stream delete while read" magnetctl stream delete s1
+bg_wait reader 10
+check_eq "reader gets end of file after delete" 0 $?
+grep -q '^eof' "$(out reader)" && ok "reader saw EOF" || not_ok "reader saw EOF" "$(cat "$(out reader)")"
+check "reload probes" insmod "$MAGNET_MODDIR/magnet_net.ko"
+_magnet_loaded=(magnet magnet_net)
+
+# dump: corrupt and truncated traces
+check "stream create s3" magnetctl stream create s3
+check "enable ip_recv into s3" magnetctl probe enable ip_recv stream s3
+ping -c 3 -i 0.2 127.0.0.1 >/dev/null 2>&1
+check "disable" magnetctl probe disable ip_recv
+magnetctl record s3 -o "$R/good.trace" --duration 1 2>/dev/null
+check "dump a good trace" magnetctl dump "$R/good.trace"
+size=$(stat -c %s "$R/good.trace")
+head -c $((size - 5)) "$R/good.trace" >"$R/trunc.trace"
+expect_fail "dump of a truncated trace" 3 "trunc|offset" magnetctl dump "$R/trunc.trace"
+head -c 1000 /dev/urandom >"$R/junk.trace"
+expect_fail "dump of a non-MAGNET file" 3 "." magnetctl dump "$R/junk.trace"
+: >"$R/empty.trace"
+expect_fail "dump of an empty file" 3 "." magnetctl dump "$R/empty.trace"
+expect_fail "dump of a missing file" 3 "nosuchfile" magnetctl dump "$R/nosuchfile"
+
+check "stream delete s2" magnetctl stream delete s2
+check "stream delete s3" magnetctl stream delete s3
+check "modules unload" magnet_unload
+check_dmesg_clean
+done_testing
