@@ -63,3 +63,25 @@ void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 	magnet_kick_reader(s, r);
 }
 EXPORT_SYMBOL_GPL(__magnet_add);
+
+void magnet_add_lost(struct magnet_point *pt, u64 n)
+{
+	struct magnet_stream *s;
+	struct magnet_ring *r;
+	unsigned long flags;
+
+	if (!n)
+		return;
+	rcu_read_lock_sched();
+	s = rcu_dereference_sched(pt->stream);
+	if (s) {
+		local_irq_save(flags);
+		r = this_cpu_ptr(s->rings);
+		r->produced += n;
+		r->lost += n;
+		r->lost_pending += n;
+		local_irq_restore(flags);
+	}
+	rcu_read_unlock_sched();
+}
+EXPORT_SYMBOL_GPL(magnet_add_lost);

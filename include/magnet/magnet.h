@@ -74,6 +74,14 @@ void magnet_point_unregister(struct magnet_point *pt);
 void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 		  u64 abstract_id, const void *payload, u16 len);
 
+/*
+ * Account @n events of @pt that its hook could not deliver (e.g. the
+ * nmissed count of a kretprobe without a free instance).  They count as
+ * produced and lost, and a LOST record reports them.  Call it while the
+ * point is enabled, at the latest from its ops->disable().
+ */
+void magnet_add_lost(struct magnet_point *pt, u64 n);
+
 static __always_inline bool magnet_point_enabled(const struct magnet_point *pt)
 {
 	return rcu_access_pointer(pt->stream) != NULL;

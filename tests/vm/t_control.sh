@@ -36,7 +36,7 @@ print(" ".join(sorted(s["name"] for s in d)))'
 }
 
 check "status" magnetctl status
-ver=$(magnetctl -j status | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["abi_version"])')
+ver=$(magnetctl -j status | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["abi"])')
 check_eq "status -j reports ABI 1" 1 "$ver"
 grep -q "^magnet " /sys/kernel/debug/magnet/status && ok "status file" || not_ok "status file"
 

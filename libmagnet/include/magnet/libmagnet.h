@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libmagnet: user-space access to MAGNET.
+ *
+ *  - control plane: the generic netlink family "magnet" (status, probes,
+ *    streams), through an opaque struct magnet_ctl handle;
+ *  - stream files: open/read/ioctl helpers for magnetfs stream files;
+ *  - record decoding: a buffer-level decoder and a trace-file iterator.
+ *
+ * Conventions (as libbpf): functions return 0 (or a count) on success and
+ * a negative errno on failure.  The kernel's extended-ack message of the
+ * last failed request is kept in the handle: magnet_ctl_errmsg().
+ */
+#ifndef MAGNET_LIBMAGNET_H
+#define MAGNET_LIBMAGNET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <uapi/magnet.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBMAGNET_API __attribute__((visibility("default")))
+
+/* ------------------------------------------------------------------ */
+/* Control plane (generic netlink)                                     */
+/* ------------------------------------------------------------------ */
+
+struct magnet_ctl;
+
+/*
+ * Connect to the "magnet" generic netlink family.  -ENOENT when the
+ * family does not exist (MAGNET is not loaded).
+ */
+LIBMAGNET_API int magnet_ctl_open(struct magnet_ctl **out);
+LIBMAGNET_API void magnet_ctl_close(struct magnet_ctl *h);
+/*
+ * Message explaining the last failure: the kernel's extack text when it
+ * sent one, else strerror() of the error.  "" when nothing failed.
+ */
+LIBMAGNET_API const char *magnet_ctl_errmsg(const struct magnet_ctl *h);
+/* True when the last failure carried a kernel extack message. */
+LIBMAGNET_API bool magnet_ctl_has_extack(const struct magnet_ctl *h);
+
+struct magnet_status {
+	char version[64];
+	__u32 abi;
+	__u32 nr_cpus;
+	__u32 nr_probes;
+	__u32 nr_streams;
+};
+
+LIBMAGNET_API int magnet_status_get(struct magnet_ctl *h,
+				    struct magnet_status *st);
+
+struct magnet_probe_info {
+	__u32 id;
+	char name[MAGNET_NAME_MAX];
+	__u32 layer;			/* enum magnet_layer */
+	__u32 payload;			/* enum magnet_payload_type */
+	bool enabled;
+	char hook[128];
+	char module[64];
+	__u64 hits;
+	char stream[MAGNET_NAME_MAX];	/* "" unless enabled */
+};
+
+/* Callbacks return 0 to continue, anything else stops the walk. */
+typedef int (*magnet_probe_cb)(const struct magnet_probe_info *p, void *ctx);
+
+LIBMAGNET_API int magnet_probe_list(struct magnet_ctl *h, magnet_probe_cb cb,
+				    void *ctx);
+LIBMAGNET_API int magnet_probe_get(struct magnet_ctl *h, const char *name,
+				   struct magnet_probe_info *p);
+LIBMAGNET_API int magnet_probe_enable(struct magnet_ctl *h, const char *name,
+				      const char *stream);
+LIBMAGNET_API int magnet_probe_enable_id(struct magnet_ctl *h, __u32 id,
+					 const char *stream);
+LIBMAGNET_API int magnet_probe_disable(struct magnet_ctl *h, const char *name);
+LIBMAGNET_API int magnet_probe_disable_id(struct magnet_ctl *h, __u32 id);
+
+struct magnet_stream_info {
+	char name[MAGNET_NAME_MAX];
+	char path[256];
+	__u32 subbuf_size;
+	__u32 subbuf_count;
+	__u64 produced;
+	__u64 written;
+	__u64 lost;
+	__u64 read;
+	__u64 bytes;
+	__u32 readers;
+	__u32 probes;
+};
+
+typedef int (*magnet_stream_cb)(const struct magnet_stream_info *s, void *ctx);
+
+/* @subbuf_size/@subbuf_count 0: kernel default (attribute omitted). */
+LIBMAGNET_API int magnet_stream_create(struct magnet_ctl *h, const char *name,
+				       __u32 subbuf_size, __u32 subbuf_count);
+LIBMAGNET_API int magnet_stream_delete(struct magnet_ctl *h, const char *name);
+LIBMAGNET_API int magnet_stream_list(struct magnet_ctl *h, magnet_stream_cb cb,
+				     void *ctx);
+LIBMAGNET_API int magnet_stream_get(struct magnet_ctl *h, const char *name,
+				    struct magnet_stream_info *s);
+LIBMAGNET_API int magnet_stream_flush(struct magnet_ctl *h, const char *name);
+
+/* Names of enum values ("socket", "net", ...); "?" when unknown. */
+LIBMAGNET_API const char *magnet_layer_name(__u32 layer);
+LIBMAGNET_API const char *magnet_payload_name(__u32 payload);
+
+/* ------------------------------------------------------------------ */
+/* Stream files                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Open a stream file read-only; returns the fd or -errno. */
+LIBMAGNET_API int magnet_stream_open(const char *path, bool nonblock);
+LIBMAGNET_API int magnet_stream_set_nonblock(int fd, bool nonblock);
+/*
+ * Read whole records: blocks until at least one record (unless
+ * non-blocking), returns the byte count, 0 at EOF (stream deleted),
+ * -EAGAIN when non-blocking and empty, -EINTR when a signal arrived.
+ */
+LIBMAGNET_API ssize_t magnet_stream_read(int fd, void *buf, size_t len);
+/* poll() for readability: 1 readable/EOF, 0 timeout, -errno. */
+LIBMAGNET_API int magnet_stream_wait(int fd, int timeout_ms);
+/* MAGNET_IOC_FLUSH: write pending LOST records on every CPU. */
+LIBMAGNET_API int magnet_stream_fd_flush(int fd);
+/* MAGNET_IOC_GET_STATS. */
+LIBMAGNET_API int magnet_stream_fd_stats(int fd,
+					 struct magnet_stream_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* Record decoding                                                     */
+/* ------------------------------------------------------------------ */
+
+enum magnet_rec_kind {
+	MAGNET_REC_PLAIN,	/* payload not decoded (raw/none/unknown) */
+	MAGNET_REC_SYSINFO,	/* u.sysinfo */
+	MAGNET_REC_LOST,	/* u.lost */
+	MAGNET_REC_EVENTDEF,	/* u.eventdef */
+	MAGNET_REC_NET,		/* u.net */
+};
+
+/*
+ * One decoded record.  Header fields and the decoded payload (u) are in
+ * host byte order; @payload points at the raw bytes in the caller's
+ * buffer (writer byte order) and is valid as long as that buffer.
+ */
+struct magnet_rec {
+	struct magnet_rec_hdr hdr;
+	const void *payload;
+	size_t payload_len;		/* hdr.size - MAGNET_REC_HDR_SIZE */
+	enum magnet_rec_kind kind;
+	__u16 layer;			/* from EVENTDEF, else 0 */
+	__u16 payload_type;		/* from EVENTDEF, else 0 */
+	char name[MAGNET_NAME_MAX];	/* "SYSINFO", probe name, "event<N>" */
+	union {
+		struct magnet_sysinfo sysinfo;
+		struct magnet_lost lost;
+		struct magnet_eventdef eventdef;
+		struct magnet_net_payload net;
+	} u;
+};
+
+struct magnet_decoder;
+
+LIBMAGNET_API struct magnet_decoder *magnet_decoder_new(void);
+LIBMAGNET_API void magnet_decoder_free(struct magnet_decoder *d);
+/* Forget everything (byte order, names) to decode a new trace. */
+LIBMAGNET_API void magnet_decoder_reset(struct magnet_decoder *d);
+/*
+ * Decode the record at *off in buf[0..len).  Returns 1 and advances *off,
+ * 0 at the end of the buffer, or -EBADMSG on corrupt data (then *off is
+ * left at the bad record and magnet_decoder_errmsg() says
+ * "offset N: reason").  The first record must be SYSINFO.
+ */
+LIBMAGNET_API int magnet_rec_next(struct magnet_decoder *d, const void *buf,
+				  size_t len, size_t *off,
+				  struct magnet_rec *out);
+LIBMAGNET_API const char *magnet_decoder_errmsg(const struct magnet_decoder *d);
+/* True when the trace is from a machine of the other byte order. */
+LIBMAGNET_API bool magnet_decoder_swapped(const struct magnet_decoder *d);
+/* Name of an event ID as known so far ("event<N>" when unknown). */
+LIBMAGNET_API const char *magnet_decoder_event_name(const struct magnet_decoder *d,
+						    __u16 id, char *buf,
+						    size_t len);
+
+/* Trace files: a file of records as read from a stream. */
+struct magnet_trace;
+
+LIBMAGNET_API int magnet_trace_open(const char *path, struct magnet_trace **out);
+/*
+ * 1: *out holds the next record (payload valid until the next call);
+ * 0: end of file; -EBADMSG corrupt/truncated, -ENODATA empty file,
+ * -errno read error (see magnet_trace_errmsg()).
+ */
+LIBMAGNET_API int magnet_trace_next(struct magnet_trace *t,
+				    struct magnet_rec *out);
+LIBMAGNET_API const char *magnet_trace_errmsg(const struct magnet_trace *t);
+/* File offset of the next record (of the bad one after an error). */
+LIBMAGNET_API unsigned long long magnet_trace_offset(const struct magnet_trace *t);
+LIBMAGNET_API void magnet_trace_close(struct magnet_trace *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MAGNET_LIBMAGNET_H */

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Names of the UAPI enums, shared by magnetctl and other tools. */
+#include "internal.h"
+
+static const char *const layer_names[] = {
+	[MAGNET_LAYER_OTHER]	 = "other",
+	[MAGNET_LAYER_SOCKET]	 = "socket",
+	[MAGNET_LAYER_TRANSPORT] = "transport",
+	[MAGNET_LAYER_NETWORK]	 = "network",
+	[MAGNET_LAYER_DEVICE]	 = "device",
+	[MAGNET_LAYER_SCHED]	 = "sched",
+	[MAGNET_LAYER_MEMORY]	 = "memory",
+	[MAGNET_LAYER_CORE]	 = "core",
+};
+
+static const char *const payload_names[] = {
+	[MAGNET_PAYLOAD_NONE]	= "none",
+	[MAGNET_PAYLOAD_NET]	= "net",
+	[MAGNET_PAYLOAD_RAW]	= "raw",
+};
+
+const char *magnet_layer_name(__u32 layer)
+{
+	return layer < __MAGNET_LAYER_MAX ? layer_names[layer] : "?";
+}
+
+const char *magnet_payload_name(__u32 payload)
+{
+	return payload < __MAGNET_PAYLOAD_MAX ? payload_names[payload] : "?";
+}

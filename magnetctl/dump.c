@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * magnetctl dump FILE: one record per line.
+ *   text: time CPU pid event abstract-id size (tab-separated)
+ *   -j:   one JSON object per record (JSON lines) with decoded payloads
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "magnetctl.h"
+#include "output.h"
+
+#define NSEC_PER_SEC	1000000000ull
+
+struct dump_state {
+	unsigned long long clock_hz;	/* from the latest SYSINFO */
+};
+
+static unsigned long long to_ns(const struct dump_state *ds,
+				unsigned long long ts)
+{
+	if (!ds->clock_hz || ds->clock_hz == NSEC_PER_SEC)
+		return ts;
+	return (unsigned long long)((unsigned __int128)ts * NSEC_PER_SEC /
+				    ds->clock_hz);
+}
+
+/* The "size" column: what the event is about, in its own unit. */
+static unsigned long long rec_size(const struct magnet_rec *r)
+{
+	switch (r->kind) {
+	case MAGNET_REC_NET:
+		return r->u.net.len;
+	case MAGNET_REC_LOST:
+		return r->u.lost.count;
+	default:
+		return r->payload_len;
+	}
+}
+
+static void print_sysinfo(const struct magnet_sysinfo *si)
+{
+	out_open_object("sysinfo");
+	out_uint("endian", NULL, si->endian);
+	out_uint("format_major", NULL, si->format_major);
+	out_uint("format_minor", NULL, si->format_minor);
+	out_uint("abi_version", NULL, si->abi_version);
+	out_uint("clock_id", NULL, si->clock_id);
+	out_uint("clock_hz", NULL, si->clock_hz);
+	out_uint("wall_ns_at_zero", NULL, si->wall_ns_at_zero);
+	out_uint("nr_cpus", NULL, si->nr_cpus);
+	out_uint("ptr_size", NULL, si->ptr_size);
+	out_uint("page_size", NULL, si->page_size);
+	out_uint("subbuf_size", NULL, si->subbuf_size);
+	out_uint("subbuf_count", NULL, si->subbuf_count);
+	out_uint("flags", NULL, si->flags);
+	out_string("stream", NULL, si->stream);
+	out_string("release", NULL, si->release);
+	out_close_object();
+}
+
+static void print_payload(const struct magnet_rec *r)
+{
+	switch (r->kind) {
+	case MAGNET_REC_SYSINFO:
+		print_sysinfo(&r->u.sysinfo);
+		break;
+	case MAGNET_REC_LOST:
+		out_open_object("lost");
+		out_uint("count", NULL, r->u.lost.count);
+		out_close_object();
+		break;
+	case MAGNET_REC_EVENTDEF:
+		out_open_object("eventdef");
+		out_uint("id", NULL, r->u.eventdef.id);
+		out_string("name", NULL, r->u.eventdef.name);
+		out_uint("layer", NULL, r->u.eventdef.layer);
+		out_uint("payload", NULL, r->u.eventdef.payload);
+		out_close_object();
+		break;
+	case MAGNET_REC_NET:
+		out_open_object("net");
+		out_uint("len", NULL, r->u.net.len);
+		out_uint("ifindex", NULL, r->u.net.ifindex);
+		out_uint("proto", NULL, r->u.net.proto);
+		out_uint("flags", NULL, r->u.net.flags);
+		out_close_object();
+		break;
+	case MAGNET_REC_PLAIN:
+		break;
+	}
+}
+
+static void print_rec(struct dump_state *ds, const struct magnet_rec *r)
+{
+	unsigned long long ns = to_ns(ds, r->hdr.timestamp);
+
+	if (r->kind == MAGNET_REC_SYSINFO)
+		ds->clock_hz = r->u.sysinfo.clock_hz;
+	out_text("%llu.%09llu\t", ns / NSEC_PER_SEC, ns % NSEC_PER_SEC);
+	out_open_object(NULL);
+	out_uint("timestamp", NULL, r->hdr.timestamp);
+	out_uint("cpu", "%llu\t", r->hdr.cpu);
+	out_uint("pid", "%llu\t", r->hdr.pid);
+	out_uint("tgid", NULL, r->hdr.tgid);
+	out_uint("event", NULL, r->hdr.event);
+	out_string("name", "%s\t", r->name);
+	out_uint("abstract_id", "%llu\t", r->hdr.abstract_id);
+	out_uint("size", NULL, r->hdr.size);
+	out_uint(NULL, "%llu\n", rec_size(r));
+	print_payload(r);
+	out_close_object();
+}
+
+static int dump_file(const char *path)
+{
+	struct dump_state ds = { 0 };
+	struct magnet_trace *t;
+	struct magnet_rec rec;
+	int ret;
+
+	ret = magnet_trace_open(path, &t);
+	if (ret) {
+		mc_error("dump: %s: %s", path, strerror(-ret));
+		return MC_EXIT_FILE;
+	}
+	while ((ret = magnet_trace_next(t, &rec)) > 0)
+		print_rec(&ds, &rec);
+	if (ret < 0) {
+		fflush(stdout);		/* good records first, then the error */
+		mc_error("dump: %s: %s", path, magnet_trace_errmsg(t));
+	}
+	magnet_trace_close(t);
+	return ret < 0 ? MC_EXIT_FILE : MC_EXIT_OK;
+}
+
+int do_dump(int argc, char **argv)
+{
+	if (argc < 1)
+		return mc_usage_error("dump: missing FILE");
+	if (!strcmp(argv[0], "help")) {
+		printf("Usage: magnetctl dump FILE\n");
+		return MC_EXIT_OK;
+	}
+	if (argc > 1)
+		return mc_usage_error("dump: unexpected argument '%s'", argv[1]);
+	return dump_file(argv[0]);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* magnetctl: shared declarations of the command implementations. */
+#ifndef MAGNETCTL_H
+#define MAGNETCTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <magnet/libmagnet.h>
+
+/* Exit codes, documented in magnetctl(8). */
+enum {
+	MC_EXIT_OK		= 0,
+	MC_EXIT_USAGE		= 1,	/* usage error, bad argument */
+	MC_EXIT_KERNEL		= 2,	/* the kernel refused the request */
+	MC_EXIT_FILE		= 3,	/* file or trace error */
+	MC_EXIT_NOTLOADED	= 4,	/* MAGNET not loaded, stream missing */
+};
+
+struct mc_options {
+	bool json;
+	bool pretty;
+};
+extern struct mc_options mc_opts;
+
+/* The whole tool, callable from tests; returns the exit code. */
+int magnetctl_main(int argc, char **argv);
+
+/* ---- errors (main.c) ---- */
+__attribute__((format(printf, 1, 2)))
+void mc_error(const char *fmt, ...);
+/* Print "magnetctl: <fmt>" and return MC_EXIT_USAGE. */
+__attribute__((format(printf, 1, 2)))
+int mc_usage_error(const char *fmt, ...);
+/* Report a failed control request "<what>: <extack|strerror>". */
+int mc_ctl_error(struct magnet_ctl *h, int err, const char *what);
+/* Open the control handle; 0 or an exit code (message printed). */
+int mc_ctl_open(struct magnet_ctl **h);
+
+/* ---- argument parsing (args.c) ---- */
+int mc_parse_u32(const char *s, uint32_t *out);
+/* BYTES with optional K/M/G suffix (powers of 1024), > 0, <= UINT32_MAX. */
+int mc_parse_size(const char *s, uint32_t *out);
+/* Positive seconds, decimals allowed. */
+int mc_parse_seconds(const char *s, double *out);
+
+/* "stream create" arguments after "create"; 0 or MC_EXIT_USAGE. */
+int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
+			   uint32_t *count);
+
+struct mc_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);	/* argv[0]: first argument */
+};
+/*
+ * Run the command argv[0] of @object from @cmds; "help" runs @help.
+ * With no command, runs @deflt (if not NULL).
+ */
+int mc_dispatch(const char *object, const struct mc_cmd *cmds,
+		int (*help)(void), const char *deflt, int argc, char **argv);
+
+/* ---- objects ---- */
+int do_status(int argc, char **argv);
+int do_probe(int argc, char **argv);
+int do_stream(int argc, char **argv);
+int do_record(int argc, char **argv);
+int do_dump(int argc, char **argv);
+
+#endif /* MAGNETCTL_H */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * magnetctl [OPTIONS] OBJECT { COMMAND | help }
+ *
+ * Options, object dispatch, error reporting and exit codes.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "magnetctl.h"
+#include "json.h"
+#include "output.h"
+
+#ifndef MAGNET_VERSION_STRING
+#define MAGNET_VERSION_STRING "unknown"
+#endif
+
+struct mc_options mc_opts;
+
+static void verror(const char *fmt, va_list ap)
+{
+	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (mc_opts.json) {
+		fputs("{\"error\":", stdout);
+		json_escape(stdout, msg);
+		fputs("}\n", stdout);
+	} else {
+		fprintf(stderr, "magnetctl: %s\n", msg);
+	}
+}
+
+void mc_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+}
+
+int mc_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+	return MC_EXIT_USAGE;
+}
+
+int mc_ctl_error(struct magnet_ctl *h, int err, const char *what)
+{
+	const char *msg = h ? magnet_ctl_errmsg(h) : "";
+
+	if (!msg[0])
+		msg = strerror(-err);
+	if (err == -EPERM)
+		mc_error("%s: %s, need CAP_NET_ADMIN (run as root)", what, msg);
+	else
+		mc_error("%s: %s", what, msg);
+	return MC_EXIT_KERNEL;
+}
+
+int mc_ctl_open(struct magnet_ctl **h)
+{
+	int err = magnet_ctl_open(h);
+
+	if (err == -ENOENT) {
+		mc_error("MAGNET is not loaded (no generic netlink family '%s')",
+			 MAGNET_GENL_NAME);
+		return MC_EXIT_NOTLOADED;
+	}
+	if (err) {
+		mc_error("cannot connect to generic netlink: %s", strerror(-err));
+		return MC_EXIT_KERNEL;
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: magnetctl [OPTIONS] OBJECT { COMMAND | help }\n"
+		"       magnetctl status\n"
+		"       magnetctl probe { list | enable PROBE... stream STREAM |\n"
+		"                         disable PROBE... }\n"
+		"       magnetctl stream { create NAME [subbuf-size BYTES] [subbuf-count N] |\n"
+		"                          delete NAME | list | show NAME | flush NAME }\n"
+		"       magnetctl record STREAM -o FILE [--duration SECONDS]\n"
+		"       magnetctl dump FILE\n"
+		"OPTIONS := { -j|--json | -p|--pretty | -h|--help | -V|--version }\n"
+		"PROBE   := { NAME | ID | all }\n"
+		"Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded\n");
+}
+
+static int do_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return MC_EXIT_OK;
+}
+
+static const struct mc_cmd objects[] = {
+	{ "status",	do_status },
+	{ "probe",	do_probe },
+	{ "stream",	do_stream },
+	{ "record",	do_record },
+	{ "dump",	do_dump },
+	{ "help",	do_help },
+	{ NULL,		NULL },
+};
+
+static const struct option long_options[] = {
+	{ "json",	no_argument,	NULL, 'j' },
+	{ "pretty",	no_argument,	NULL, 'p' },
+	{ "help",	no_argument,	NULL, 'h' },
+	{ "version",	no_argument,	NULL, 'V' },
+	{ NULL,		0,		NULL, 0 },
+};
+
+/* Returns -1 to go on, else an exit code. */
+static int parse_options(int argc, char **argv)
+{
+	int c;
+
+	optind = 0;		/* full reset: magnetctl_main() may rerun */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+jphV", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			mc_opts.json = true;
+			break;
+		case 'p':
+			mc_opts.json = true;
+			mc_opts.pretty = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return MC_EXIT_OK;
+		case 'V':
+			printf("magnetctl %s (MAGNET ABI %d)\n",
+			       MAGNET_VERSION_STRING, MAGNET_ABI_VERSION);
+			return MC_EXIT_OK;
+		default:
+			if (optopt)
+				return mc_usage_error("unknown option '-%c' (try 'magnetctl --help')",
+						      optopt);
+			return mc_usage_error("unknown option '%s' (try 'magnetctl --help')",
+					      argv[optind - 1]);
+		}
+	}
+	return -1;
+}
+
+static int run_object(int argc, char **argv)
+{
+	const struct mc_cmd *o;
+
+	if (argc < 1) {
+		usage(stderr);
+		return MC_EXIT_USAGE;
+	}
+	for (o = objects; o->name; o++) {
+		if (!strcmp(o->name, argv[0]))
+			return o->fn(argc - 1, argv + 1);
+	}
+	return mc_usage_error("unknown object '%s' (try 'magnetctl help')",
+			      argv[0]);
+}
+
+/* Like perf: output that could not be written is an error. */
+static int check_stdout(int ret)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "magnetctl: write error on standard output: %s\n",
+			strerror(errno));
+		clearerr(stdout);
+		return MC_EXIT_FILE;
+	}
+	return ret;
+}
+
+int magnetctl_main(int argc, char **argv)
+{
+	int ret;
+
+	memset(&mc_opts, 0, sizeof(mc_opts));
+	clearerr(stdout);
+	ret = parse_options(argc, argv);
+	if (ret < 0) {
+		if (out_init(stdout, mc_opts.json, mc_opts.pretty)) {
+			fprintf(stderr, "magnetctl: out of memory\n");
+			return MC_EXIT_FILE;
+		}
+		ret = run_object(argc - optind, argv + optind);
+		out_fini();
+	}
+	return check_stdout(ret);
+}

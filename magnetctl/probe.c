@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* magnetctl probe { list | enable PROBE... stream STREAM | disable PROBE... } */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "magnetctl.h"
+#include "output.h"
+
+static int probe_help(void)
+{
+	printf("Usage: magnetctl probe list\n"
+	       "       magnetctl probe enable PROBE [PROBE...] stream STREAM\n"
+	       "       magnetctl probe disable PROBE [PROBE...]\n"
+	       "PROBE := { NAME | ID | all }\n");
+	return MC_EXIT_OK;
+}
+
+struct probe_vec {
+	struct magnet_probe_info *v;
+	size_t n, cap;
+};
+
+static int collect_probe(const struct magnet_probe_info *p, void *ctx)
+{
+	struct probe_vec *pv = ctx;
+	struct magnet_probe_info *nv;
+
+	if (pv->n == pv->cap) {
+		pv->cap = pv->cap ? pv->cap * 2 : 32;
+		nv = realloc(pv->v, pv->cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		pv->v = nv;
+	}
+	pv->v[pv->n++] = *p;
+	return 0;
+}
+
+static int fetch_probes(struct magnet_ctl *h, struct probe_vec *pv)
+{
+	int err = magnet_probe_list(h, collect_probe, pv);
+
+	if (err)
+		return mc_ctl_error(h, err, "probe list");
+	return 0;
+}
+
+static void print_probe(const struct magnet_probe_info *p)
+{
+	out_open_object(NULL);
+	out_uint("id", "%-5llu ", p->id);
+	out_string("name", "%-24s ", p->name);
+	out_string("layer", "%-10s ", magnet_layer_name(p->layer));
+	out_string("payload", "%-7s ", magnet_payload_name(p->payload));
+	out_bool("enabled", "%-7s ", p->enabled);
+	out_string("stream", "%-16s ", p->enabled ? p->stream : "-");
+	out_uint("hits", "%12llu ", p->hits);
+	out_string("module", "%-16s ", p->module);
+	out_string("hook", "%s\n", p->hook);
+	out_close_object();
+}
+
+static int probe_list(int argc, char **argv)
+{
+	struct probe_vec pv = { 0 };
+	struct magnet_ctl *h;
+	size_t i;
+	int ret;
+
+	if (argc > 0)
+		return mc_usage_error("probe list: unexpected argument '%s'", argv[0]);
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = fetch_probes(h, &pv);
+	if (!ret) {
+		out_text("%-5s %-24s %-10s %-7s %-7s %-16s %12s %-16s %s\n",
+			 "ID", "NAME", "LAYER", "PAYLOAD", "ENABLED", "STREAM",
+			 "HITS", "MODULE", "HOOK");
+		out_open_array(NULL);
+		for (i = 0; i < pv.n; i++)
+			print_probe(&pv.v[i]);
+		out_close_array();
+	}
+	free(pv.v);
+	magnet_ctl_close(h);
+	return ret;
+}
+
+/* A PROBE argument: numeric ID or name. */
+static int check_probe_arg(const char *obj, const char *arg)
+{
+	uint32_t id;
+
+	if (arg[0] >= '0' && arg[0] <= '9') {
+		if (mc_parse_u32(arg, &id))
+			return mc_usage_error("%s: bad probe ID '%s'", obj, arg);
+		return 0;
+	}
+	if (!arg[0] || strlen(arg) >= MAGNET_NAME_MAX)
+		return mc_usage_error("%s: bad probe name '%s' (1 to %d characters)",
+				      obj, arg, MAGNET_NAME_MAX - 1);
+	return 0;
+}
+
+/* Enable (stream != NULL) or disable one probe given by name or ID. */
+static int probe_set(struct magnet_ctl *h, const char *arg, const char *stream)
+{
+	uint32_t id;
+
+	if (arg[0] >= '0' && arg[0] <= '9' && !mc_parse_u32(arg, &id))
+		return stream ? magnet_probe_enable_id(h, id, stream) :
+				magnet_probe_disable_id(h, id);
+	return stream ? magnet_probe_enable(h, arg, stream) :
+			magnet_probe_disable(h, arg);
+}
+
+static int set_one(struct magnet_ctl *h, const char *arg, const char *stream,
+		   int done)
+{
+	const char *what = stream ? "enable" : "disable";
+	char buf[128];
+	int err = probe_set(h, arg, stream);
+
+	if (!err)
+		return 0;
+	snprintf(buf, sizeof(buf), "probe %s %s", what, arg);
+	mc_ctl_error(h, err, buf);
+	if (done > 0)
+		fprintf(stderr, "magnetctl: stopped after %d probe(s) %sd\n",
+			done, what);
+	return MC_EXIT_KERNEL;
+}
+
+/* "all": every probe (enable), every enabled probe (disable). */
+static int set_all(struct magnet_ctl *h, const char *stream)
+{
+	struct probe_vec pv = { 0 };
+	char id[16];
+	size_t i;
+	int ret, done = 0;
+
+	ret = fetch_probes(h, &pv);
+	for (i = 0; !ret && i < pv.n; i++) {
+		if (!stream && !pv.v[i].enabled)
+			continue;
+		if (stream && pv.v[i].enabled && !strcmp(pv.v[i].stream, stream))
+			continue;
+		snprintf(id, sizeof(id), "%u", pv.v[i].id);
+		ret = set_one(h, id, stream, done++);
+	}
+	free(pv.v);
+	return ret;
+}
+
+static int probe_set_many(char **probes, int n, const char *stream)
+{
+	struct magnet_ctl *h;
+	int i, ret;
+
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	for (i = 0; !ret && i < n; i++) {
+		if (!strcmp(probes[i], "all"))
+			ret = set_all(h, stream);
+		else
+			ret = set_one(h, probes[i], stream, i);
+	}
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static int check_probe_args(const char *obj, char **probes, int n)
+{
+	int i, ret;
+
+	if (n == 0)
+		return mc_usage_error("%s: missing PROBE", obj);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(probes[i], "all"))
+			continue;
+		ret = check_probe_arg(obj, probes[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int probe_enable(int argc, char **argv)
+{
+	const char *stream;
+	int n, ret;
+
+	for (n = 0; n < argc && strcmp(argv[n], "stream"); n++)
+		;
+	if (n == argc)
+		return mc_usage_error("probe enable: missing 'stream STREAM'");
+	if (n + 1 >= argc)
+		return mc_usage_error("probe enable: 'stream' needs a STREAM name");
+	if (n + 2 < argc)
+		return mc_usage_error("probe enable: unexpected argument '%s'",
+				      argv[n + 2]);
+	stream = argv[n + 1];
+	if (!stream[0] || strlen(stream) >= MAGNET_NAME_MAX)
+		return mc_usage_error("probe enable: bad stream name '%s'", stream);
+	ret = check_probe_args("probe enable", argv, n);
+	if (ret)
+		return ret;
+	return probe_set_many(argv, n, stream);
+}
+
+static int probe_disable(int argc, char **argv)
+{
+	int ret = check_probe_args("probe disable", argv, argc);
+
+	if (ret)
+		return ret;
+	return probe_set_many(argv, argc, NULL);
+}
+
+static const struct mc_cmd probe_cmds[] = {
+	{ "list",	probe_list },
+	{ "show",	probe_list },
+	{ "enable",	probe_enable },
+	{ "disable",	probe_disable },
+	{ NULL,		NULL },
+};
+
+int do_probe(int argc, char **argv)
+{
+	return mc_dispatch("probe", probe_cmds, probe_help, "list", argc, argv);
+}

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * magnetctl record STREAM -o FILE [--duration SECONDS]
+ *
+ * Copies a stream file to FILE byte for byte (the trace format is the
+ * stream format) until SIGINT/SIGTERM, the duration or the stream's end,
+ * then flushes pending LOST records and drains what is left.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "magnetctl.h"
+#include "output.h"
+
+#define RECORD_BUF_SIZE	(1u << 20)
+
+static volatile sig_atomic_t record_stop;
+
+struct recorder {
+	const char *out_path;
+	int in, out;
+	void *buf;
+	struct magnet_decoder *dec;
+	bool bad_data;			/* decoder complained once */
+	unsigned long long bytes, records, lost;
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	record_stop = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);	/* no SA_RESTART: poll/read see EINTR */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Resolve STREAM: a path if it contains '/', else ask the kernel. */
+static int resolve_stream(const char *stream, char *path, size_t len)
+{
+	struct magnet_stream_info s;
+	struct magnet_ctl *h;
+	char what[96];
+	int ret;
+
+	if (strchr(stream, '/')) {
+		snprintf(path, len, "%s", stream);
+		return 0;
+	}
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_stream_get(h, stream, &s);
+	if (ret) {
+		snprintf(what, sizeof(what), "record %s", stream);
+		/* No such stream: its file is missing too. */
+		ret = ret == -ENOENT ? (mc_ctl_error(h, ret, what), MC_EXIT_NOTLOADED) :
+				       mc_ctl_error(h, ret, what);
+	} else if (!s.path[0]) {
+		mc_error("record %s: the kernel gave no stream path", stream);
+		ret = MC_EXIT_KERNEL;
+	} else {
+		snprintf(path, len, "%s", s.path);
+	}
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static int write_all(struct recorder *r, const void *p, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(r->out, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			mc_error("record: write %s: %s", r->out_path, strerror(errno));
+			return MC_EXIT_FILE;
+		}
+		p = (const char *)p + w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* Count records and losses in what was read (read returns whole records). */
+static void account(struct recorder *r, size_t n)
+{
+	struct magnet_rec rec;
+	size_t off = 0;
+	int ret = 0;
+
+	r->bytes += n;
+	while (!r->bad_data &&
+	       (ret = magnet_rec_next(r->dec, r->buf, n, &off, &rec)) > 0) {
+		r->records++;
+		if (rec.kind == MAGNET_REC_LOST)
+			r->lost += rec.u.lost.count;
+	}
+	if (!r->bad_data && ret < 0) {
+		fprintf(stderr, "magnetctl: record: warning: stream data: %s (still copied; counts stop here)\n",
+			magnet_decoder_errmsg(r->dec));
+		r->bad_data = true;
+	}
+}
+
+/* One read: 1 data, 0 EOF, -errno; *exit_code set on fatal errors. */
+static int read_once(struct recorder *r, int *exit_code)
+{
+	ssize_t n = magnet_stream_read(r->in, r->buf, RECORD_BUF_SIZE);
+
+	*exit_code = 0;
+	if (n == -EAGAIN || n == -EINTR)
+		return (int)n;
+	if (n < 0) {
+		mc_error("record: read stream: %s", strerror((int)-n));
+		*exit_code = MC_EXIT_FILE;
+		return (int)n;
+	}
+	if (n == 0)
+		return 0;
+	*exit_code = write_all(r, r->buf, n);
+	if (!*exit_code)
+		account(r, n);
+	return 1;
+}
+
+/* Main loop; returns 0 (stopped), 1 (stream ended) or an exit code. */
+static int record_loop(struct recorder *r, double duration)
+{
+	double end = duration > 0 ? now_s() + duration : 0;
+	int timeout, ret, code;
+
+	while (!record_stop) {
+		timeout = -1;
+		if (end) {
+			double left = end - now_s();
+
+			if (left <= 0)
+				break;
+			timeout = (int)(left * 1000) + 1;
+		}
+		ret = magnet_stream_wait(r->in, timeout);
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0) {
+			mc_error("record: poll: %s", strerror(-ret));
+			return MC_EXIT_FILE;
+		}
+		if (ret == 0)
+			continue;
+		ret = read_once(r, &code);
+		if (code)
+			return code;
+		if (ret == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* After a stop: write pending LOST records, read what is left. */
+static int record_drain(struct recorder *r)
+{
+	int ret, code, err;
+
+	err = magnet_stream_fd_flush(r->in);
+	if (err)
+		fprintf(stderr, "magnetctl: record: warning: flush: %s\n",
+			strerror(-err));
+	magnet_stream_set_nonblock(r->in, true);
+	do {
+		ret = read_once(r, &code);
+		if (code)
+			return code;
+	} while (ret > 0 || ret == -EINTR);
+	return 0;
+}
+
+static int record_finish(struct recorder *r)
+{
+	int ret = 0;
+
+	if (fsync(r->out) && errno != EINVAL && errno != EROFS) {
+		mc_error("record: fsync %s: %s", r->out_path, strerror(errno));
+		ret = MC_EXIT_FILE;
+	}
+	if (close(r->out) && !ret) {
+		mc_error("record: close %s: %s", r->out_path, strerror(errno));
+		ret = MC_EXIT_FILE;
+	}
+	return ret;
+}
+
+static void print_summary(const struct recorder *r)
+{
+	if (out_json()) {
+		out_open_object(NULL);
+		out_string("file", NULL, r->out_path);
+		out_uint("bytes", NULL, r->bytes);
+		out_uint("records", NULL, r->records);
+		out_uint("lost", NULL, r->lost);
+		out_close_object();
+		return;
+	}
+	fprintf(stderr, "magnetctl: recorded %llu bytes, %llu records, %llu lost events to %s\n",
+		r->bytes, r->records, r->lost, r->out_path);
+}
+
+static int parse_record_args(int argc, char **argv, const char **stream,
+			     const char **out, double *duration)
+{
+	int i;
+
+	*stream = *out = NULL;
+	*duration = 0;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i >= argc)
+				return mc_usage_error("record: '%s' needs a FILE", a);
+			*out = argv[i];
+		} else if (!strcmp(a, "--duration") || !strcmp(a, "-d")) {
+			if (++i >= argc)
+				return mc_usage_error("record: '%s' needs SECONDS", a);
+			if (mc_parse_seconds(argv[i], duration))
+				return mc_usage_error("record: bad duration '%s' (seconds > 0)",
+						      argv[i]);
+		} else if (a[0] == '-' && a[1]) {
+			return mc_usage_error("record: unknown option '%s'", a);
+		} else if (!*stream) {
+			*stream = a;
+		} else {
+			return mc_usage_error("record: unexpected argument '%s'", a);
+		}
+	}
+	if (!*stream)
+		return mc_usage_error("record: missing STREAM");
+	if (!*out)
+		return mc_usage_error("record: missing '-o FILE'");
+	return 0;
+}
+
+static int record_open(struct recorder *r, const char *path)
+{
+	r->in = magnet_stream_open(path, false);
+	if (r->in < 0) {
+		mc_error("record: open stream %s: %s", path, strerror(-r->in));
+		return r->in == -ENOENT ? MC_EXIT_NOTLOADED : MC_EXIT_FILE;
+	}
+	r->out = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->out < 0) {
+		mc_error("record: open %s: %s", r->out_path, strerror(errno));
+		close(r->in);
+		return MC_EXIT_FILE;
+	}
+	r->buf = malloc(RECORD_BUF_SIZE);
+	r->dec = magnet_decoder_new();
+	if (!r->buf || !r->dec) {
+		mc_error("record: out of memory");
+		return MC_EXIT_FILE;
+	}
+	return 0;
+}
+
+static int record_run(struct recorder *r, double duration)
+{
+	int ret = record_loop(r, duration);
+
+	if (ret == 0)
+		ret = record_drain(r);
+	else if (ret == 1)
+		ret = 0;	/* stream deleted: nothing left to flush */
+	close(r->in);
+	if (record_finish(r) && !ret)
+		ret = MC_EXIT_FILE;
+	return ret;
+}
+
+int do_record(int argc, char **argv)
+{
+	struct recorder r = { .in = -1, .out = -1 };
+	const char *stream;
+	char path[256];
+	double duration;
+	int ret;
+
+	if (argc > 0 && !strcmp(argv[0], "help")) {
+		printf("Usage: magnetctl record STREAM -o FILE [--duration SECONDS]\n");
+		return MC_EXIT_OK;
+	}
+	ret = parse_record_args(argc, argv, &stream, &r.out_path, &duration);
+	if (!ret)
+		ret = resolve_stream(stream, path, sizeof(path));
+	if (ret)
+		return ret;
+	record_stop = 0;
+	install_signals();
+	ret = record_open(&r, path);
+	if (!ret) {
+		ret = record_run(&r, duration);
+		print_summary(&r);
+	} else if (r.out >= 0) {
+		close(r.in);
+		close(r.out);
+	}
+	free(r.buf);
+	magnet_decoder_free(r.dec);
+	return ret;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* magnetctl stream { create | delete | list | show | flush } */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "magnetctl.h"
+#include "output.h"
+
+static int stream_help(void)
+{
+	printf("Usage: magnetctl stream create NAME [subbuf-size BYTES] [subbuf-count N]\n"
+	       "       magnetctl stream delete NAME\n"
+	       "       magnetctl stream list\n"
+	       "       magnetctl stream show NAME\n"
+	       "       magnetctl stream flush NAME\n"
+	       "BYTES := NUMBER[K|M] (powers of 1024)\n");
+	return MC_EXIT_OK;
+}
+
+static int check_name(const char *cmd, const char *name)
+{
+	if (!name)
+		return mc_usage_error("stream %s: missing NAME", cmd);
+	if (!name[0] || strlen(name) >= MAGNET_NAME_MAX)
+		return mc_usage_error("stream %s: bad stream name '%s' (1 to %d characters)",
+				      cmd, name, MAGNET_NAME_MAX - 1);
+	return 0;
+}
+
+/* Commands taking exactly NAME. */
+static int one_name(const char *cmd, int argc, char **argv)
+{
+	int ret = check_name(cmd, argc > 0 ? argv[0] : NULL);
+
+	if (ret)
+		return ret;
+	if (argc > 1)
+		return mc_usage_error("stream %s: unexpected argument '%s'",
+				      cmd, argv[1]);
+	return 0;
+}
+
+static int report(struct magnet_ctl *h, int err, const char *cmd,
+		  const char *name)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "stream %s %s", cmd, name);
+	return mc_ctl_error(h, err, what);
+}
+
+/* Parse "create NAME [subbuf-size BYTES] [subbuf-count N]". */
+int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
+			   uint32_t *count)
+{
+	int i, ret = one_name("create", argc > 0 ? 1 : 0, argv);
+
+	if (ret)
+		return ret;
+	*size = *count = 0;
+	for (i = 1; i < argc; i += 2) {
+		const char *kw = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(kw, "subbuf-size") && strcmp(kw, "subbuf-count"))
+			return mc_usage_error("stream create: unexpected argument '%s'", kw);
+		if (!val)
+			return mc_usage_error("stream create: '%s' needs a value", kw);
+		if (!strcmp(kw, "subbuf-size")) {
+			if (mc_parse_size(val, size))
+				return mc_usage_error("stream create: bad subbuf-size '%s' (BYTES > 0, suffix K or M)",
+						      val);
+		} else if (mc_parse_u32(val, count) || !*count) {
+			return mc_usage_error("stream create: bad subbuf-count '%s' (a number > 0)",
+					      val);
+		}
+	}
+	return 0;
+}
+
+static int stream_create(int argc, char **argv)
+{
+	uint32_t size, count;
+	struct magnet_ctl *h;
+	int ret;
+
+	ret = mc_parse_stream_create(argc, argv, &size, &count);
+	if (ret)
+		return ret;
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_stream_create(h, argv[0], size, count);
+	if (ret)
+		ret = report(h, ret, "create", argv[0]);
+	magnet_ctl_close(h);
+	return ret;
+}
+
+/* delete and flush: NAME in, nothing out. */
+static int stream_simple(const char *cmd, int argc, char **argv,
+			 int (*op)(struct magnet_ctl *, const char *))
+{
+	struct magnet_ctl *h;
+	int ret;
+
+	ret = one_name(cmd, argc, argv);
+	if (ret)
+		return ret;
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = op(h, argv[0]);
+	if (ret)
+		ret = report(h, ret, cmd, argv[0]);
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static int stream_delete(int argc, char **argv)
+{
+	return stream_simple("delete", argc, argv, magnet_stream_delete);
+}
+
+static int stream_flush(int argc, char **argv)
+{
+	return stream_simple("flush", argc, argv, magnet_stream_flush);
+}
+
+static void print_stream_row(const struct magnet_stream_info *s)
+{
+	out_open_object(NULL);
+	out_string("name", "%-16s ", s->name);
+	out_uint("subbuf_size", "%10llu ", s->subbuf_size);
+	out_uint("subbuf_count", "%6llu ", s->subbuf_count);
+	out_uint("produced", "%12llu ", s->produced);
+	out_uint("written", "%12llu ", s->written);
+	out_uint("lost", "%10llu ", s->lost);
+	out_uint("read", "%12llu ", s->read);
+	out_uint("bytes", "%14llu ", s->bytes);
+	out_uint("readers", "%7llu ", s->readers);
+	out_uint("probes", "%6llu ", s->probes);
+	out_string("path", "%s\n", s->path);
+	out_close_object();
+}
+
+struct stream_vec {
+	struct magnet_stream_info *v;
+	size_t n, cap;
+};
+
+static int collect_stream(const struct magnet_stream_info *s, void *ctx)
+{
+	struct stream_vec *sv = ctx;
+	struct magnet_stream_info *nv;
+
+	if (sv->n == sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 8;
+		nv = realloc(sv->v, sv->cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		sv->v = nv;
+	}
+	sv->v[sv->n++] = *s;
+	return 0;
+}
+
+static int stream_list(int argc, char **argv)
+{
+	struct stream_vec sv = { 0 };
+	struct magnet_ctl *h;
+	size_t i;
+	int ret;
+
+	if (argc > 0)
+		return mc_usage_error("stream list: unexpected argument '%s'", argv[0]);
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_stream_list(h, collect_stream, &sv);
+	if (ret) {
+		ret = mc_ctl_error(h, ret, "stream list");
+	} else {
+		out_text("%-16s %10s %6s %12s %12s %10s %12s %14s %7s %6s %s\n",
+			 "NAME", "SUBBUF", "COUNT", "PRODUCED", "WRITTEN",
+			 "LOST", "READ", "BYTES", "READERS", "PROBES", "PATH");
+		out_open_array(NULL);
+		for (i = 0; i < sv.n; i++)
+			print_stream_row(&sv.v[i]);
+		out_close_array();
+	}
+	free(sv.v);
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static void print_stream_detail(const struct magnet_stream_info *s)
+{
+	out_open_object(NULL);
+	out_string("name", "name:          %s\n", s->name);
+	out_string("path", "path:          %s\n", s->path);
+	out_uint("subbuf_size", "subbuf-size:   %llu\n", s->subbuf_size);
+	out_uint("subbuf_count", "subbuf-count:  %llu\n", s->subbuf_count);
+	out_uint("produced", "produced:      %llu\n", s->produced);
+	out_uint("written", "written:       %llu\n", s->written);
+	out_uint("lost", "lost:          %llu\n", s->lost);
+	out_uint("read", "read:          %llu\n", s->read);
+	out_uint("bytes", "bytes:         %llu\n", s->bytes);
+	out_uint("readers", "readers:       %llu\n", s->readers);
+	out_uint("probes", "probes:        %llu\n", s->probes);
+	out_close_object();
+}
+
+static int stream_show(int argc, char **argv)
+{
+	struct magnet_stream_info s;
+	struct magnet_ctl *h;
+	int ret;
+
+	ret = one_name("show", argc, argv);
+	if (ret)
+		return ret;
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_stream_get(h, argv[0], &s);
+	if (ret)
+		ret = report(h, ret, "show", argv[0]);
+	else
+		print_stream_detail(&s);
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static const struct mc_cmd stream_cmds[] = {
+	{ "create",	stream_create },
+	{ "add",	stream_create },
+	{ "delete",	stream_delete },
+	{ "del",	stream_delete },
+	{ "list",	stream_list },
+	{ "ls",		stream_list },
+	{ "show",	stream_show },
+	{ "flush",	stream_flush },
+	{ NULL,		NULL },
+};
+
+int do_stream(int argc, char **argv)
+{
+	return mc_dispatch("stream", stream_cmds, stream_help, "list", argc, argv);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MAGNET network probes: the point table entry and the hook handlers.
+ *
+ * Every instrumentation point owns one hook (a kprobe, a kretprobe or a
+ * tracepoint probe), attached by ops->enable and detached by
+ * ops->disable, so a disabled point costs nothing and enabling one point
+ * never slows down another.
+ */
+#ifndef _MAGNET_PROBES_MNET_H
+#define _MAGNET_PROBES_MNET_H
+
+#include <linux/kprobes.h>
+#include <linux/tracepoint.h>
+#include <magnet/magnet.h>
+
+enum mnet_kind {
+	MNET_KIND_KPROBE,
+	MNET_KIND_KRETPROBE,
+	MNET_KIND_TRACEPOINT,
+};
+
+struct mnet_hook {
+	struct magnet_point_desc desc;
+	enum mnet_kind kind;
+	const char *target;		/* function or tracepoint name */
+	kprobe_pre_handler_t kp_handler;
+	kretprobe_handler_t krp_entry;
+	kretprobe_handler_t krp_handler;
+	size_t krp_data_size;
+	void *tp_probe;
+	/* runtime state, owned by net.c */
+	struct magnet_point *pt;
+	struct tracepoint *tp;
+	unsigned long missed;		/* kprobe/kretprobe misses so far */
+	union {
+		struct kprobe kp;
+		struct kretprobe krp;
+	};
+};
+
+/*
+ * Instances of a socket-layer kretprobe: a call blocked in send or
+ * receive holds one, calls beyond are missed (counted in nmissed).
+ * At least this many, or 4 per possible CPU.
+ */
+#define MNET_KRETPROBE_MAXACTIVE	256
+
+extern const struct magnet_point_ops mnet_ops;
+
+#define MNET_DESC(_name, _layer, _hook)					\
+	.desc = {							\
+		.name = _name,						\
+		.layer = MAGNET_LAYER_##_layer,				\
+		.payload = MAGNET_PAYLOAD_NET,				\
+		.hook = _hook,						\
+		.ops = &mnet_ops,					\
+	}
+
+#define MNET_KPROBE(_name, _layer, _sym, _fn)				\
+	{								\
+		MNET_DESC(_name, _layer, "kprobe:" _sym),		\
+		.kind = MNET_KIND_KPROBE,				\
+		.target = _sym,						\
+		.kp_handler = _fn,					\
+	}
+
+#define MNET_KRETPROBE(_name, _layer, _sym, _entry, _ret, _size)	\
+	{								\
+		MNET_DESC(_name, _layer, "kretprobe:" _sym),		\
+		.kind = MNET_KIND_KRETPROBE,				\
+		.target = _sym,						\
+		.krp_entry = _entry,					\
+		.krp_handler = _ret,					\
+		.krp_data_size = _size,					\
+	}
+
+#define MNET_TRACEPOINT(_name, _layer, _sys, _tp, _fn)			\
+	{								\
+		MNET_DESC(_name, _layer, "tracepoint:" _sys ":" _tp),	\
+		.kind = MNET_KIND_TRACEPOINT,				\
+		.target = _tp,						\
+		.tp_probe = _fn,					\
+	}
+
+struct sock;
+struct sk_buff;
+struct net_device;
+
+/*
+ * Hook handlers (net_hooks.c).  They run with preemption disabled
+ * (kprobes) or inside the tracepoint's RCU-sched read side: they never
+ * sleep, allocate or take locks.  All variants are built on every kernel
+ * so that each is compile-tested; compat.h picks the ones to attach.
+ */
+void mnet_sock_send_tp(void *data, struct sock *sk, int ret, int flags);
+void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags);
+int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
+int mnet_sock_send_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
+int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
+int mnet_tcp_send_kp(struct kprobe *kp, struct pt_regs *regs);
+int mnet_udp_send_kp(struct kprobe *kp, struct pt_regs *regs);
+int mnet_tcp_recv_kp(struct kprobe *kp, struct pt_regs *regs);
+int mnet_udp_recv_kp(struct kprobe *kp, struct pt_regs *regs);
+int mnet_ip_send_kp(struct kprobe *kp, struct pt_regs *regs);
+int mnet_ip_recv_kp(struct kprobe *kp, struct pt_regs *regs);
+void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
+		      const struct net_device *dev);
+void mnet_dev_recv_tp(void *data, struct sk_buff *skb);
+
+#endif /* _MAGNET_PROBES_MNET_H */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MAGNET network probes: the instrumentation points of the socket,
+ * transport, network and device layers, and the attach/detach of their
+ * hooks.  Kernel-version differences live in compat.h, the handlers in
+ * net_hooks.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/kernel.h>
+#include <linux/err.h>
+#include <linux/string.h>
+#include <linux/kprobes.h>
+#include <linux/tracepoint.h>
+#include <linux/cpumask.h>
+#include <linux/minmax.h>
+
+#include "mnet.h"
+#include "compat.h"
+
+/* --- kprobe / kretprobe ------------------------------------------- */
+
+/* A kprobe cannot be registered twice as is: start from a clean one. */
+static int mnet_kprobe_attach(struct mnet_hook *h)
+{
+	memset(&h->kp, 0, sizeof(h->kp));
+	h->kp.symbol_name = h->target;
+	h->kp.pre_handler = h->kp_handler;
+	return register_kprobe(&h->kp);
+}
+
+static void mnet_kprobe_detach(struct mnet_hook *h)
+{
+	unregister_kprobe(&h->kp);	/* waits for running handlers */
+	h->missed += h->kp.nmissed;
+}
+
+static int mnet_kretprobe_attach(struct mnet_hook *h)
+{
+	memset(&h->krp, 0, sizeof(h->krp));
+	h->krp.kp.symbol_name = h->target;
+	h->krp.entry_handler = h->krp_entry;
+	h->krp.handler = h->krp_handler;
+	h->krp.data_size = h->krp_data_size;
+	h->krp.maxactive = max_t(int, MNET_KRETPROBE_MAXACTIVE,
+				 4 * num_possible_cpus());
+	return register_kretprobe(&h->krp);
+}
+
+static void mnet_kretprobe_detach(struct mnet_hook *h)
+{
+	unregister_kretprobe(&h->krp);	/* waits for running handlers */
+	/* nmissed: calls not seen for lack of a free instance (maxactive) */
+	h->missed += h->krp.nmissed + h->krp.kp.nmissed;
+}
+
+/* --- tracepoint ---------------------------------------------------- */
+
+struct mnet_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void mnet_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct mnet_tp_lookup *l = priv;
+
+	if (!l->tp && !strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+static int mnet_tp_attach(struct mnet_hook *h)
+{
+	struct mnet_tp_lookup l = { .name = h->target };
+
+	for_each_kernel_tracepoint(mnet_tp_match, &l);
+	if (!l.tp)
+		return -ENOENT;
+	h->tp = l.tp;
+	return tracepoint_probe_register(h->tp, h->tp_probe, h);
+}
+
+static void mnet_tp_detach(struct mnet_hook *h)
+{
+	int ret = tracepoint_probe_unregister(h->tp, h->tp_probe, h);
+
+	if (ret)
+		pr_warn("%s: detaching from %s: %d\n", h->desc.name,
+			h->target, ret);
+	/* no probe call may be running once disable returns */
+	tracepoint_synchronize_unregister();
+}
+
+/* --- point ops ----------------------------------------------------- */
+
+static int mnet_enable(struct magnet_point *pt)
+{
+	struct mnet_hook *h = pt->priv;
+	int ret;
+
+	h->pt = pt;
+	switch (h->kind) {
+	case MNET_KIND_KPROBE:
+		ret = mnet_kprobe_attach(h);
+		break;
+	case MNET_KIND_KRETPROBE:
+		ret = mnet_kretprobe_attach(h);
+		break;
+	case MNET_KIND_TRACEPOINT:
+		ret = mnet_tp_attach(h);
+		break;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	if (ret)
+		pr_warn("%s: cannot attach to %s: %d\n", h->desc.name,
+			h->desc.hook, ret);
+	return ret;
+}
+
+static void mnet_disable(struct magnet_point *pt)
+{
+	struct mnet_hook *h = pt->priv;
+	unsigned long missed = h->missed;
+
+	switch (h->kind) {
+	case MNET_KIND_KPROBE:
+		mnet_kprobe_detach(h);
+		break;
+	case MNET_KIND_KRETPROBE:
+		mnet_kretprobe_detach(h);
+		break;
+	case MNET_KIND_TRACEPOINT:
+		mnet_tp_detach(h);
+		break;
+	}
+	/* calls the hook never saw still count, as lost events */
+	magnet_add_lost(pt, h->missed - missed);
+}
+
+const struct magnet_point_ops mnet_ops = {
+	.enable = mnet_enable,
+	.disable = mnet_disable,
+};
+
+/* --- the points ---------------------------------------------------- */
+
+static struct mnet_hook mnet_hooks[] = {
+	MNET_SOCK_SEND_HOOK,
+	MNET_SOCK_RECV_HOOK,
+	MNET_KPROBE("tcp_send", TRANSPORT, "tcp_sendmsg", mnet_tcp_send_kp),
+	MNET_KPROBE("udp_send", TRANSPORT, "udp_sendmsg", mnet_udp_send_kp),
+	MNET_KPROBE("tcp_recv", TRANSPORT, "tcp_v4_do_rcv", mnet_tcp_recv_kp),
+	MNET_KPROBE("udp_recv", TRANSPORT, "__udp_enqueue_schedule_skb",
+		    mnet_udp_recv_kp),
+	MNET_KPROBE("ip_send", NETWORK, "ip_output", mnet_ip_send_kp),
+	MNET_KPROBE("ip_recv", NETWORK, "ip_rcv", mnet_ip_recv_kp),
+	MNET_TRACEPOINT("dev_send", DEVICE, "net", "net_dev_start_xmit",
+			mnet_dev_send_tp),
+	MNET_TRACEPOINT("dev_recv", DEVICE, "net", "netif_receive_skb",
+			mnet_dev_recv_tp),
+};
+
+static int __init mnet_init(void)
+{
+	struct magnet_point *pt;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(mnet_hooks); i++) {
+		pt = magnet_point_register(&mnet_hooks[i].desc, THIS_MODULE,
+					   &mnet_hooks[i]);
+		if (IS_ERR(pt)) {
+			ret = PTR_ERR(pt);
+			pr_err("registering %s: %d\n", mnet_hooks[i].desc.name,
+			       ret);
+			goto err_unregister;
+		}
+		mnet_hooks[i].pt = pt;
+	}
+	return 0;
+
+err_unregister:
+	while (i--)
+		magnet_point_unregister(mnet_hooks[i].pt);
+	return ret;
+}
+
+static void __exit mnet_exit(void)
+{
+	unsigned int i = ARRAY_SIZE(mnet_hooks);
+
+	/* unregister disables first, which detaches the hook */
+	while (i--)
+		magnet_point_unregister(mnet_hooks[i].pt);
+}
+
+module_init(mnet_init);
+module_exit(mnet_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("MAGNET");
+MODULE_DESCRIPTION("MAGNET network instrumentation points");

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MAGNET network probes: hook handlers.
+ *
+ * Each handler reads a few fields of its arguments, fills a
+ * struct magnet_net_payload and calls magnet_add().  They run with
+ * preemption disabled (kprobes) or in the RCU-sched read side of the
+ * tracepoint, never sleep, never allocate and do bounded work.
+ *
+ * The abstract ID is the socket's inode number, what fstat() shows user
+ * space for the socket fd, never a pointer.  sk->sk_socket is cleared by
+ * sock_orphan() and the socket inode is freed after an RCU grace period
+ * (sockfs ->free_inode), so reading it here, inside an RCU read side, is
+ * safe without a lock; sock_i_ino() would take sk_callback_lock.
+ */
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/net.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/socket.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <net/sock.h>
+
+#include "mnet.h"
+#include "compat.h"
+
+/* Inode number of the socket @sk belongs to, 0 if none or not a full sk. */
+static __always_inline u64 mnet_sk_id(const struct sock *sk)
+{
+	struct socket *sock;
+
+	if (!sk || !sk_fullsock(sk))
+		return 0;
+	sock = READ_ONCE(sk->sk_socket);
+	return sock ? SOCK_INODE(sock)->i_ino : 0;
+}
+
+static __always_inline void mnet_emit(struct mnet_hook *h, u64 id, u32 len,
+				      u32 ifindex, u16 proto, u16 flags)
+{
+	struct magnet_net_payload p = {
+		.len = len,
+		.ifindex = ifindex,
+		.proto = proto,
+		.flags = flags,
+	};
+
+	magnet_add(READ_ONCE(h->pt), id, &p, sizeof(p));
+}
+
+static __always_inline struct mnet_hook *mnet_kp_hook(struct kprobe *kp)
+{
+	return container_of(kp, struct mnet_hook, kp);
+}
+
+static __always_inline u32 mnet_len(size_t len)
+{
+	return min_t(size_t, len, U32_MAX);
+}
+
+/* --- socket layer ------------------------------------------------- */
+
+/* sock:sock_send_length, after the send: @ret bytes sent or -errno. */
+void mnet_sock_send_tp(void *data, struct sock *sk, int ret, int flags)
+{
+	if (ret <= 0 || !sk)
+		return;
+	mnet_emit(data, mnet_sk_id(sk), ret, 0, sk->sk_protocol,
+		  MAGNET_NET_F_TX);
+}
+
+/* sock:sock_recv_length, after the receive: @ret bytes or -errno. */
+void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags)
+{
+	if (ret <= 0 || !sk)
+		return;
+	mnet_emit(data, mnet_sk_id(sk), ret, 0, sk->sk_protocol,
+		  MAGNET_NET_F_RX);
+}
+
+/*
+ * Entry of sock_recvmsg() / __sock_sendmsg() (struct socket *sock, ...):
+ * remember the sock for the return handler.
+ */
+int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct socket *sock = (struct socket *)mnet_arg(regs, 0);
+	struct sock *sk = sock ? READ_ONCE(sock->sk) : NULL;
+
+	if (!sk)
+		return 1;	/* no return hook for this call */
+	*(struct sock **)ri->data = sk;
+	return 0;
+}
+
+/* Return: bytes moved or -errno; the caller holds the socket meanwhile. */
+static __always_inline void mnet_sock_ret(struct kretprobe_instance *ri,
+					  struct pt_regs *regs, u16 flags)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct sock *sk = *(struct sock **)ri->data;
+	int ret = (int)mnet_retval(regs);
+
+	if (ret <= 0 || !rp)
+		return;
+	mnet_emit(container_of(rp, struct mnet_hook, krp), mnet_sk_id(sk),
+		  ret, 0, sk->sk_protocol, flags);
+}
+
+int mnet_sock_send_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	mnet_sock_ret(ri, regs, MAGNET_NET_F_TX);
+	return 0;
+}
+
+int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	mnet_sock_ret(ri, regs, MAGNET_NET_F_RX);
+	return 0;
+}
+
+/* --- transport layer ---------------------------------------------- */
+
+/* tcp_sendmsg / udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t) */
+static __always_inline void mnet_l4_send(struct kprobe *kp,
+					 struct pt_regs *regs, u16 proto)
+{
+	struct sock *sk = (struct sock *)mnet_arg(regs, 0);
+	size_t len = mnet_arg(regs, 2);
+
+	mnet_emit(mnet_kp_hook(kp), mnet_sk_id(sk), mnet_len(len), 0, proto,
+		  MAGNET_NET_F_TX);
+}
+
+/* tcp_v4_do_rcv / __udp_enqueue_schedule_skb(struct sock *, skb) */
+static __always_inline void mnet_l4_recv(struct kprobe *kp,
+					 struct pt_regs *regs, u16 proto)
+{
+	struct sock *sk = (struct sock *)mnet_arg(regs, 0);
+	struct sk_buff *skb = (struct sk_buff *)mnet_arg(regs, 1);
+
+	if (!skb)
+		return;
+	mnet_emit(mnet_kp_hook(kp), mnet_sk_id(sk), skb->len, skb->skb_iif,
+		  proto, MAGNET_NET_F_RX);
+}
+
+int mnet_tcp_send_kp(struct kprobe *kp, struct pt_regs *regs)
+{
+	mnet_l4_send(kp, regs, IPPROTO_TCP);
+	return 0;
+}
+
+int mnet_udp_send_kp(struct kprobe *kp, struct pt_regs *regs)
+{
+	mnet_l4_send(kp, regs, IPPROTO_UDP);
+	return 0;
+}
+
+int mnet_tcp_recv_kp(struct kprobe *kp, struct pt_regs *regs)
+{
+	mnet_l4_recv(kp, regs, IPPROTO_TCP);
+	return 0;
+}
+
+int mnet_udp_recv_kp(struct kprobe *kp, struct pt_regs *regs)
+{
+	mnet_l4_recv(kp, regs, IPPROTO_UDP);
+	return 0;
+}
+
+/* --- network layer ------------------------------------------------ */
+
+/* ip_output(struct net *net, struct sock *sk, struct sk_buff *skb) */
+int mnet_ip_send_kp(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct sk_buff *skb = (struct sk_buff *)mnet_arg(regs, 2);
+	struct net_device *dev;
+	u32 ifindex;
+
+	if (!skb)
+		return 0;
+	rcu_read_lock();
+	dev = mnet_skb_dst_dev(skb) ?: skb->dev;
+	ifindex = dev ? READ_ONCE(dev->ifindex) : 0;
+	rcu_read_unlock();
+	mnet_emit(mnet_kp_hook(kp), mnet_sk_id(skb->sk), skb->len, ifindex,
+		  ETH_P_IP, MAGNET_NET_F_TX);
+	return 0;
+}
+
+/* ip_rcv(struct sk_buff *skb, struct net_device *dev, ...) */
+int mnet_ip_recv_kp(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct sk_buff *skb = (struct sk_buff *)mnet_arg(regs, 0);
+	struct net_device *dev = (struct net_device *)mnet_arg(regs, 1);
+
+	if (!skb)
+		return 0;
+	mnet_emit(mnet_kp_hook(kp), 0, skb->len, dev ? dev->ifindex : 0,
+		  ETH_P_IP, MAGNET_NET_F_RX);
+	return 0;
+}
+
+/* --- device layer ------------------------------------------------- */
+
+/* net:net_dev_start_xmit */
+void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
+		      const struct net_device *dev)
+{
+	mnet_emit(data, mnet_sk_id(skb->sk), skb->len, dev->ifindex,
+		  ntohs(skb->protocol), MAGNET_NET_F_TX);
+}
+
+/* net:netif_receive_skb */
+void mnet_dev_recv_tp(void *data, struct sk_buff *skb)
+{
+	mnet_emit(data, 0, skb->len, skb->dev ? skb->dev->ifindex : 0,
+		  ntohs(skb->protocol), MAGNET_NET_F_RX);
+}
+
+/*
+ * Never called: makes the compiler check each tracepoint probe against
+ * the TP_PROTO of the running kernel's headers.
+ */
+static inline void mnet_check_tp_types(void)
+{
+	check_trace_callback_type_net_dev_start_xmit(mnet_dev_send_tp);
+	check_trace_callback_type_netif_receive_skb(mnet_dev_recv_tp);
+	mnet_check_sock_tp_types();
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# MAGNET's full test run, from a fresh machine: installs what it needs,
+# builds user space and runs the unit tests (ASan/UBSan), builds the
+# modules for every installed kernel (6.1 and 6.12) without warnings, then
+# boots each kernel with virtme-ng and runs the integration tests in it.
+# Ends with one line "N passed, M failed"; exits non-zero on any failure.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+pass=0
+fail=0
+failed=()
+result() {	# result NAME RC
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1)); echo "ok - $1"
+	else
+		fail=$((fail + 1)); failed+=("$1"); echo "not ok - $1"
+	fi
+}
+
+./scripts/install-deps.sh || { echo "install-deps failed"; exit 1; }
+
+echo "== user space: build and unit tests"
+mkdir -p build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >build/cmake.log 2>&1 &&
+	cmake --build build -j"$(nproc)" 2>&1 | tail -n 20
+result "user space builds" "${PIPESTATUS[0]}"
+ctest --test-dir build --output-on-failure 2>&1 | tee build/ctest.log | tail -n 25
+result "unit tests (ctest)" "${PIPESTATUS[0]}"
+python3 tests/tools/selftest_check_trace.py >build/selftest_check_trace.log 2>&1
+result "check_trace.py self-test" $?
+
+kernels=$(./scripts/kernels.sh)
+[ -n "$kernels" ] || { echo "no kernel with headers installed"; exit 1; }
+for k in $kernels; do
+	echo "== kernel $k: modules"
+	log=build/modules-$k.log
+	mkdir -p build
+	./scripts/build-modules.sh "$k" W=1 >"$log" 2>&1
+	rc=$?
+	if grep -E "warning:|error:" "$log"; then rc=1; fi
+	result "modules build without warnings on $k" $rc
+	[ $rc -eq 0 ] || continue
+	for t in tests/vm/t_*.sh; do
+		name=$(basename "$t" .sh)
+		./scripts/vm-run.sh "$k" "$t"
+		result "$k $name" $?
+	done
+done
+
+[ $fail -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a guest test script inside a real Debian kernel booted with virtme-ng.
+#
+#   scripts/vm-run.sh [-o DIR] [-t SECONDS] [-m MEM] [-c CPUS] KVER|all SCRIPT [ARGS...]
+#
+# Boots /boot/vmlinuz-KVER (TCG, 9p root: the host filesystem read-only,
+# the VM has its own /tmp), runs SCRIPT [ARGS...] as root from the repo
+# root, and checks the kernel log afterwards.  KVER "all" runs every
+# /boot/vmlinuz-* in turn.
+#
+#   -o DIR      results directory (default build/vm-results/KVER/<script
+#               name without .sh>); writable in the guest, passed to the
+#               script as $MAGNET_RESULTS.
+#   -t SECONDS  time limit of the guest script (default $MAGNET_VM_TIMEOUT
+#               or 600); the VM as a whole gets 120 s more for boot and
+#               log collection.
+#   -m MEM      guest memory (default 2G).     -c CPUS  vCPUs (default 2).
+#
+# The guest script sees MAGNET_RESULTS, MAGNET_REPO (repo root), MAGNET_KVER
+# and every MAGNET_* variable of the caller's environment (e.g. MAGNET_MODDIR).
+# It should use tests/vm/lib.sh.  After it, the guest saves dmesg into the
+# results dir; the host fails the run if the log has an oops, a warning, a
+# lockup, ... (patterns: tests/vm/dmesg-patterns.txt; lines matching the
+# extended regex $MAGNET_DMESG_IGNORE are ignored).
+#
+# Results dir: output.log (script output), console.log (everything vng
+# printed), exit-code, dmesg.txt, dmesg-live.txt, elapsed (seconds).
+#
+# Prints "ok - KVER TEST" or "not ok - KVER TEST" (with "# SKIP" for exit 4).
+# Exit status: the guest script's (0 pass, 1 fail, 4 skip), 1 if the kernel
+# log is dirty or the guest never finished, 2 for usage errors.
+set -u
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+patterns=$repo/tests/vm/dmesg-patterns.txt
+
+usage() {
+	sed -n '4,5p' "${BASH_SOURCE[0]}" | sed 's/^# *//' >&2
+	echo "(see the comment at the top of $0)" >&2
+	exit 2
+}
+
+outdir=
+timeout_s=${MAGNET_VM_TIMEOUT:-600}
+mem=2G
+cpus=2
+while getopts "o:t:m:c:h" opt; do
+	case $opt in
+	o) outdir=$OPTARG ;;
+	t) timeout_s=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] || usage
+kver=$1
+script=$2
+shift 2
+
+if [ "$kver" = all ]; then
+	[ -z "$outdir" ] || { echo "vm-run: -o cannot be used with 'all'" >&2; exit 2; }
+	worst=0
+	for k in /boot/vmlinuz-*; do
+		k=${k#/boot/vmlinuz-}
+		"${BASH_SOURCE[0]}" -t "$timeout_s" -m "$mem" -c "$cpus" "$k" "$script" "$@"
+		rc=$?
+		# fail (non-0/4) beats skip (4) beats pass (0)
+		if [ $rc -ne 0 ] && { [ $worst -eq 0 ] || [ $worst -eq 4 ]; }; then
+			worst=$rc
+		fi
+	done
+	exit $worst
+fi
+
+kernel=/boot/vmlinuz-$kver
+[ -r "$kernel" ] || { echo "vm-run: no kernel $kernel" >&2; exit 2; }
+[ -f "$script" ] || { echo "vm-run: no guest script $script" >&2; exit 2; }
+command -v vng >/dev/null || { echo "vm-run: vng (virtme-ng) not found" >&2; exit 2; }
+script=$(realpath "$script")
+name=$(basename "$script" .sh)
+
+if [ -z "$outdir" ]; then
+	outdir=$repo/build/vm-results/$kver/$name
+	rm -rf "$outdir"
+fi
+mkdir -p "$outdir" || exit 2
+outdir=$(realpath "$outdir")
+rm -f "$outdir"/{output.log,console.log,exit-code,dmesg.txt,dmesg-live.txt,elapsed}
+
+# The command the guest runs: env + guest-run.sh + script + args, quoted.
+envs=(MAGNET_RESULTS="$outdir" MAGNET_REPO="$repo" MAGNET_KVER="$kver")
+for v in $(compgen -e); do
+	case $v in
+	MAGNET_RESULTS | MAGNET_REPO | MAGNET_KVER | MAGNET_VM_TIMEOUT) ;;
+	MAGNET_*) envs+=("$v=${!v}") ;;
+	esac
+done
+cmd=$(printf '%q ' env "${envs[@]}" bash "$repo/tests/vm/guest-run.sh" "$timeout_s" "$script" "$@")
+
+echo "# vm-run: $kver $name (timeout ${timeout_s}s, results $outdir)"
+start=$(date +%s)
+# timeout(1) signals its whole process group, so qemu dies with vng.
+# stdin is /dev/null: qemu must not fight the terminal.
+timeout --kill-after=15 $((timeout_s + 120)) \
+	vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
+	--rwdir "$outdir" --cwd "$repo" --exec "$cmd" </dev/null 2>&1 |
+	tee "$outdir/console.log"
+vng_rc=${PIPESTATUS[0]}
+elapsed=$(($(date +%s) - start))
+echo "$elapsed" >"$outdir/elapsed"
+
+fail_reasons=()
+if [ -s "$outdir/exit-code" ]; then
+	rc=$(cat "$outdir/exit-code")
+else
+	rc=1
+	if [ "$vng_rc" -eq 124 ] || [ "$vng_rc" -eq 137 ]; then
+		fail_reasons+=("VM killed after $((timeout_s + 120))s")
+	else
+		fail_reasons+=("guest did not finish (vng exit $vng_rc: kernel panic or VM failure?)")
+	fi
+fi
+
+# Scan the kernel log: the final dump if the guest wrote it, else the live one.
+log=$outdir/dmesg.txt
+[ -s "$log" ] || log=$outdir/dmesg-live.txt
+dirty=
+if [ ! -s "$log" ]; then
+	fail_reasons+=("no kernel log saved")
+else
+	hits=$(grep -n -F -f <(grep -v '^#' "$patterns") "$log")
+	if [ -n "${MAGNET_DMESG_IGNORE:-}" ] && [ -n "$hits" ]; then
+		hits=$(grep -v -E -- "$MAGNET_DMESG_IGNORE" <<<"$hits")
+	fi
+	if [ -n "$hits" ]; then
+		dirty=1
+		fail_reasons+=("kernel log is dirty ($(wc -l <<<"$hits") suspicious lines in $(basename "$log"))")
+	fi
+fi
+
+for r in "${fail_reasons[@]}"; do
+	echo "# vm-run: $r"
+done
+if [ -n "$dirty" ]; then
+	echo "# ---- offending kernel log lines ----"
+	head -n 40 <<<"$hits" | sed 's/^/# /'
+	first=$(head -n 1 <<<"$hits" | cut -d: -f1)
+	echo "# ---- kernel log from line $first ----"
+	tail -n +"$first" "$log" | head -n 60 | sed 's/^/# /'
+	echo "# ----"
+fi
+if [ ! -s "$outdir/exit-code" ] && [ -s "$outdir/dmesg-live.txt" ]; then
+	echo "# ---- last kernel log lines ----"
+	tail -n 30 "$outdir/dmesg-live.txt" | sed 's/^/# /'
+fi
+
+if [ -n "$dirty" ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; }; then
+	rc=1
+fi
+echo "# vm-run: $kver $name: exit $rc, ${elapsed}s (boot + run)"
+case $rc in
+0) echo "ok - $kver $name" ;;
+4) echo "ok - $kver $name # SKIP" ;;
+*) echo "not ok - $kver $name" ;;
+esac
+exit "$rc"

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * magnetctl end to end, in-process: magnetctl_main() with stdout and
+ * stderr captured.  Only paths that need no kernel (or that check what
+ * happens without MAGNET loaded).
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "magnetctl.h"
+#include "tracegen.h"
+
+struct result {
+	int code;
+	char *out;
+	char *err;
+};
+
+static char *slurp(FILE *f)
+{
+	long n;
+	char *s;
+
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = calloc(1, n + 1);
+	if (fread(s, 1, n, f) != (size_t)n)
+		abort();
+	fclose(f);
+	return s;
+}
+
+/* Run magnetctl with the NULL-terminated arguments; stdout to @out_fd
+ * if >= 0 (else captured). */
+static struct result run_fd(int out_fd, const char *arg, ...)
+{
+	FILE *out = tmpfile(), *err = tmpfile();
+	int saved_out = dup(1), saved_err = dup(2);
+	char *argv[32];
+	struct result r;
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = "magnetctl";
+	va_start(ap, arg);
+	for (; arg && argc < 31; arg = va_arg(ap, const char *))
+		argv[argc++] = (char *)arg;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	fflush(stdout);
+	fflush(stderr);
+	dup2(out_fd >= 0 ? out_fd : fileno(out), 1);
+	dup2(fileno(err), 2);
+	r.code = magnetctl_main(argc, argv);
+	fflush(stderr);
+	if (out_fd >= 0)
+		__fpurge(stdout);
+	else
+		fflush(stdout);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	r.out = slurp(out);
+	r.err = slurp(err);
+	return r;
+}
+
+#define run(...) run_fd(-1, __VA_ARGS__, NULL)
+
+static void done(struct result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("expected \"%s\" in \"%s\"", needle, hay);
+}
+
+static void test_unknown_object(void **state)
+{
+	struct result r = run("frobnicate");
+
+	(void)state;
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "unknown object 'frobnicate'");
+	assert_string_equal(r.out, "");
+	done(&r);
+}
+
+static void test_unknown_command(void **state)
+{
+	struct result r = run("probe", "explode");
+
+	(void)state;
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "magnetctl: probe: unknown command 'explode'");
+	done(&r);
+	r = run("stream", "nuke", "x");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "stream: unknown command 'nuke'");
+	done(&r);
+}
+
+static void test_unknown_option(void **state)
+{
+	struct result r = run("-z", "status");
+
+	(void)state;
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "unknown option '-z'");
+	done(&r);
+	r = run("--frob", "status");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "unknown option '--frob'");
+	done(&r);
+}
+
+static void test_no_object(void **state)
+{
+	struct result r = run(NULL);
+
+	(void)state;
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "Usage:");
+	done(&r);
+}
+
+static void test_help_version(void **state)
+{
+	struct result r = run("--help");
+
+	(void)state;
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "Usage: magnetctl [OPTIONS] OBJECT");
+	done(&r);
+	r = run("-V");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "magnetctl ");
+	done(&r);
+	r = run("stream", "help");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "subbuf-size BYTES");
+	done(&r);
+}
+
+static void test_json_error(void **state)
+{
+	struct result r = run("-j", "bogus");
+
+	(void)state;
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_string_equal(r.out,
+		"{\"error\":\"unknown object 'bogus' (try 'magnetctl help')\"}\n");
+	assert_string_equal(r.err, "");
+	done(&r);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct result r = run("stream", "create", "s0", "subbuf-size", "abc");
+
+	(void)state;
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "bad subbuf-size 'abc'");
+	done(&r);
+	r = run("stream", "create", "s0", "subbuf-size", "-5");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "'-5'");
+	done(&r);
+	r = run("probe", "enable", "tcp_send");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "missing 'stream STREAM'");
+	done(&r);
+	r = run("probe", "enable", "stream", "s0");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "missing PROBE");
+	done(&r);
+	r = run("probe", "disable", "99999999999");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "bad probe ID '99999999999'");
+	done(&r);
+	r = run("status", "extra");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "unexpected argument 'extra'");
+	done(&r);
+	r = run("record", "s0");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "missing '-o FILE'");
+	done(&r);
+	r = run("record", "s0", "-o", "/tmp/x", "--duration", "soon");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "bad duration 'soon'");
+	done(&r);
+}
+
+/* This host has no MAGNET: exit 4 and say so (skipped where loaded). */
+static void test_not_loaded(void **state)
+{
+	struct result r = run("status");
+
+	(void)state;
+	if (r.code == 0) {
+		done(&r);
+		skip();
+	}
+	assert_int_equal(r.code, MC_EXIT_NOTLOADED);
+	assert_string_equal(r.err,
+		"magnetctl: MAGNET is not loaded (no generic netlink family 'magnet')\n");
+	done(&r);
+	r = run("-j", "stream", "list");
+	assert_int_equal(r.code, MC_EXIT_NOTLOADED);
+	assert_contains(r.out, "{\"error\":\"MAGNET is not loaded");
+	done(&r);
+}
+
+static void test_record_missing_stream_file(void **state)
+{
+	struct result r = run("record", "/nonexistent/magnet/s0", "-o",
+			      "/tmp/magnet-test-never-written");
+
+	(void)state;
+	assert_int_equal(r.code, MC_EXIT_NOTLOADED);
+	assert_contains(r.err, "/nonexistent/magnet/s0");
+	assert_int_equal(access("/tmp/magnet-test-never-written", F_OK), -1);
+	done(&r);
+}
+
+static void build_trace(struct tbuf *tb)
+{
+	static const char raw[24];
+
+	tb_init(tb, false);
+	tb_sysinfo(tb, 1000);
+	tb_eventdef(tb, 16, "tcp_send", MAGNET_LAYER_TRANSPORT,
+		    MAGNET_PAYLOAD_NET);
+	tb_net(tb, 16, 1448, 2, 6, MAGNET_NET_F_TX);
+	tb_lost(tb, 5);
+	tb_rec(tb, 40, 0, 3000000000ull, raw, sizeof(raw));
+}
+
+static void test_dump_text(void **state)
+{
+	struct tbuf tb;
+	const char *path;
+	struct result r;
+
+	(void)state;
+	build_trace(&tb);
+	path = tb_write_tmp(&tb, tb.len);
+	r = run("dump", path);
+	assert_int_equal(r.code, 0);
+	assert_string_equal(r.out,
+		"0.000001000\t3\t4242\tSYSINFO\t73588229205\t152\n"
+		"0.000000000\t3\t4242\tEVENTDEF\t73588229205\t40\n"
+		"1.500000000\t3\t4242\ttcp_send\t73588229205\t1448\n"
+		"0.000000000\t3\t4242\tLOST\t73588229205\t5\n"
+		"3.000000000\t3\t4242\tevent40\t73588229205\t24\n");
+	assert_string_equal(r.err, "");
+	done(&r);
+	unlink(path);
+	tb_free(&tb);
+}
+
+static void test_dump_json(void **state)
+{
+	struct tbuf tb;
+	const char *path;
+	struct result r;
+	char *line, *save = NULL;
+	int n = 0;
+
+	(void)state;
+	build_trace(&tb);
+	tb.swap = true;		/* decoding must not depend on byte order */
+	tb.len = 0;
+	tb_sysinfo(&tb, 1000);
+	tb_eventdef(&tb, 16, "tcp_send", MAGNET_LAYER_TRANSPORT,
+		    MAGNET_PAYLOAD_NET);
+	tb_net(&tb, 16, 1448, 2, 6, MAGNET_NET_F_TX);
+	tb_lost(&tb, 5);
+	path = tb_write_tmp(&tb, tb.len);
+	r = run("--json", "dump", path);
+	assert_int_equal(r.code, 0);
+	for (line = strtok_r(r.out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), n++) {
+		assert_true(line[0] == '{');
+		assert_contains(line, "\"cpu\":3,\"pid\":4242,\"tgid\":4240");
+	}
+	assert_int_equal(n, 4);
+	done(&r);
+	r = run("-j", "dump", path);
+	assert_contains(r.out, "\"sysinfo\":{\"endian\":19088743,");
+	assert_contains(r.out, "\"release\":\"6.1.0-test\"");
+	assert_contains(r.out, "\"eventdef\":{\"id\":16,\"name\":\"tcp_send\",\"layer\":2,\"payload\":1}");
+	assert_contains(r.out, "\"name\":\"tcp_send\",\"abstract_id\":73588229205,\"size\":48,\"net\":{\"len\":1448,\"ifindex\":2,\"proto\":6,\"flags\":1}}");
+	assert_contains(r.out, "\"lost\":{\"count\":5}");
+	done(&r);
+	unlink(path);
+	tb_free(&tb);
+}
+
+static void test_dump_corrupt(void **state)
+{
+	struct tbuf tb;
+	const char *path;
+	struct result r;
+	char want[256];
+
+	(void)state;
+	build_trace(&tb);
+	path = tb_write_tmp(&tb, tb.len - 8);
+	r = run("dump", path);
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	/* Every good record is printed ... */
+	assert_contains(r.out, "\tLOST\t");
+	assert_null(strstr(r.out, "event40"));
+	/* ... then the error names the file, offset and reason. */
+	snprintf(want, sizeof(want),
+		 "magnetctl: dump: %s: offset %zu: truncated record: needs 56 bytes, 48 left\n",
+		 path, tb.len - 56);
+	assert_string_equal(r.err, want);
+	done(&r);
+	unlink(path);
+	tb_free(&tb);
+}
+
+static void test_dump_not_a_trace(void **state)
+{
+	struct tbuf tb;
+	const char *path;
+	struct result r;
+
+	(void)state;
+	tb_init(&tb, false);
+	path = tb_write_tmp(&tb, 0);
+	r = run("dump", path);
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	assert_contains(r.err, "empty file");
+	done(&r);
+	unlink(path);
+
+	tb_rec(&tb, 7, 0, 0, "not magnet at all", 18);
+	path = tb_write_tmp(&tb, tb.len);
+	r = run("dump", path);
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	assert_contains(r.err, "not a MAGNET trace");
+	assert_string_equal(r.out, "");
+	done(&r);
+	unlink(path);
+	tb_free(&tb);
+
+	r = run("dump", "/nonexistent/trace");
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	assert_contains(r.err, "/nonexistent/trace: No such file or directory");
+	done(&r);
+}
+
+static void test_stdout_error(void **state)
+{
+	int full = open("/dev/full", O_WRONLY);
+	struct result r;
+
+	(void)state;
+	if (full < 0)
+		skip();
+	r = run_fd(full, "help", NULL);
+	close(full);
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	assert_contains(r.err, "write error on standard output");
+	done(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unknown_object),
+		cmocka_unit_test(test_unknown_command),
+		cmocka_unit_test(test_unknown_option),
+		cmocka_unit_test(test_no_object),
+		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_json_error),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_not_loaded),
+		cmocka_unit_test(test_record_missing_stream_file),
+		cmocka_unit_test(test_dump_text),
+		cmocka_unit_test(test_dump_json),
+		cmocka_unit_test(test_dump_corrupt),
+		cmocka_unit_test(test_dump_not_a_trace),
+		cmocka_unit_test(test_stdout_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Control-plane error handling without MAGNET: extended-ACK parsing on
+ * synthesized NLMSG_ERROR messages, and real round trips against the
+ * kernel's own "nlctrl" family, which refuses MAGNET's commands.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/netlink.h>
+#include <linux/genetlink.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+#define MSG "Stream 'foo' already exists"
+
+/* NLMSG_ERROR with a @req_payload byte request and extack TLVs. */
+static size_t build_error(unsigned char *buf, size_t req_payload, int flags,
+			  bool include_request, const char *msg)
+{
+	struct nlmsghdr *nlh = (void *)buf;
+	struct nlmsgerr *e = (void *)(buf + NLMSG_HDRLEN);
+	size_t off = NLMSG_HDRLEN + sizeof(*e);
+	struct nlattr *a;
+	size_t mlen = strlen(msg) + 1;
+
+	memset(buf, 0, 512);
+	e->error = -EEXIST;
+	e->msg.nlmsg_len = NLMSG_HDRLEN + req_payload;
+	e->msg.nlmsg_type = 0x20;
+	if (include_request) {
+		memset(buf + off, 0xaa, req_payload);	/* request attrs */
+		off += req_payload;
+	}
+	off = NLMSG_ALIGN(off);
+	a = (void *)(buf + off);
+	a->nla_type = NLMSGERR_ATTR_OFFS;
+	a->nla_len = NLA_HDRLEN + 4;
+	off += NLA_ALIGN(a->nla_len);
+	a = (void *)(buf + off);
+	a->nla_type = NLMSGERR_ATTR_MSG;
+	a->nla_len = NLA_HDRLEN + mlen;
+	memcpy(buf + off + NLA_HDRLEN, msg, mlen);
+	off += NLA_ALIGN(a->nla_len);
+	nlh->nlmsg_len = off;
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_flags = flags;
+	return off;
+}
+
+static const struct nlmsgerr *err_of(const unsigned char *buf)
+{
+	return (const void *)(buf + NLMSG_HDRLEN);
+}
+
+static void test_extack_uncapped(void **state)
+{
+	static unsigned char buf[512] __attribute__((aligned(8)));
+	char out[256];
+
+	(void)state;
+	build_error(buf, 36, NLM_F_ACK_TLVS, true, MSG);
+	assert_true(magnet_parse_extack(err_of(buf), out, sizeof(out)));
+	assert_string_equal(out, MSG);
+	/* A request whose length is not a multiple of 4. */
+	build_error(buf, 21, NLM_F_ACK_TLVS, true, MSG);
+	assert_true(magnet_parse_extack(err_of(buf), out, sizeof(out)));
+	assert_string_equal(out, MSG);
+}
+
+static void test_extack_capped(void **state)
+{
+	static unsigned char buf[512] __attribute__((aligned(8)));
+	char out[256];
+
+	(void)state;
+	build_error(buf, 36, NLM_F_ACK_TLVS | NLM_F_CAPPED, false, MSG);
+	assert_true(magnet_parse_extack(err_of(buf), out, sizeof(out)));
+	assert_string_equal(out, MSG);
+}
+
+static void test_extack_absent(void **state)
+{
+	static unsigned char buf[512] __attribute__((aligned(8)));
+	char out[256] = "stale";
+
+	(void)state;
+	build_error(buf, 36, 0, true, MSG);
+	assert_false(magnet_parse_extack(err_of(buf), out, sizeof(out)));
+	assert_string_equal(out, "");
+}
+
+static void test_extack_truncated(void **state)
+{
+	static unsigned char buf[512] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh = (void *)buf;
+	char out[256];
+
+	(void)state;
+	/* The message ends inside the TLVs: nothing is read past it. */
+	build_error(buf, 36, NLM_F_ACK_TLVS, true, MSG);
+	nlh->nlmsg_len -= 16;
+	assert_false(magnet_parse_extack(err_of(buf), out, sizeof(out)));
+	/* The echoed request claims to be longer than the message. */
+	build_error(buf, 36, NLM_F_ACK_TLVS, true, MSG);
+	((struct nlmsgerr *)(buf + NLMSG_HDRLEN))->msg.nlmsg_len = 400;
+	assert_false(magnet_parse_extack(err_of(buf), out, sizeof(out)));
+	/* A long message is cut to the buffer, NUL-terminated. */
+	build_error(buf, 0, NLM_F_ACK_TLVS, true, MSG);
+	assert_true(magnet_parse_extack(err_of(buf), out, 7));
+	assert_string_equal(out, "Stream");
+}
+
+static void test_family_missing(void **state)
+{
+	struct magnet_ctl *h = NULL;
+	int err = magnet_ctl_open_family("magnet_no_such_fam", &h);
+
+	(void)state;
+	if (err == -EAFNOSUPPORT || err == -EPERM)
+		skip();		/* no netlink in this sandbox */
+	assert_int_equal(err, -ENOENT);
+	assert_null(h);
+}
+
+/* nlctrl has no MAGNET commands: requests fail cleanly, handle reusable. */
+static int count_cb(const struct magnet_stream_info *s, void *ctx)
+{
+	(void)s;
+	++*(int *)ctx;
+	return 0;
+}
+
+static void test_kernel_refusal(void **state)
+{
+	struct magnet_status st;
+	struct magnet_ctl *h;
+	int err, n = 0;
+
+	(void)state;
+	err = magnet_ctl_open_family("nlctrl", &h);
+	if (err)
+		skip();
+	assert_string_equal(magnet_ctl_errmsg(h), "");
+	err = magnet_status_get(h, &st);	/* nlctrl cmd 1: NEWFAMILY */
+	assert_true(err < 0);
+	assert_true(magnet_ctl_errmsg(h)[0] != '\0');
+	err = magnet_stream_list(h, count_cb, &n);	/* cmd 7 dump */
+	assert_true(err < 0);
+	assert_int_equal(n, 0);
+	err = magnet_stream_delete(h, "x");		/* cmd 6, ACK */
+	assert_true(err < 0);
+	assert_true(magnet_ctl_errmsg(h)[0] != '\0');
+	/* Names that do not fit are refused before anything is sent. */
+	err = magnet_stream_delete(h, "0123456789012345678901234567890123");
+	assert_int_equal(err, -EINVAL);
+	assert_false(magnet_ctl_has_extack(h));
+	assert_string_equal(magnet_ctl_errmsg(h), strerror(EINVAL));
+	magnet_ctl_close(h);
+}
+
+/* A real extack from the kernel reaches magnet_ctl_errmsg(). */
+static void test_kernel_extack(void **state)
+{
+	struct magnet_ctl *h;
+	char one = 1;
+	int err;
+
+	(void)state;
+	if (magnet_ctl_open_family("nlctrl", &h))
+		skip();
+	/* CTRL_ATTR_FAMILY_ID is a u16: one byte fails policy validation. */
+	err = magnet_ctl_request_raw(h, CTRL_CMD_GETFAMILY, NLM_F_ACK,
+				     CTRL_ATTR_FAMILY_ID, &one, 1);
+	assert_true(err < 0);
+	assert_true(magnet_ctl_has_extack(h));
+	assert_string_equal(magnet_ctl_errmsg(h),
+			    "Attribute failed policy validation");
+	/* A reply followed by an ACK: success, and the message is cleared. */
+	err = magnet_ctl_request_raw(h, CTRL_CMD_GETFAMILY, NLM_F_ACK,
+				     CTRL_ATTR_FAMILY_NAME, "nlctrl", 7);
+	assert_int_equal(err, 0);
+	assert_false(magnet_ctl_has_extack(h));
+	assert_string_equal(magnet_ctl_errmsg(h), "");
+	/* Without extack: strerror. */
+	err = magnet_ctl_request_raw(h, CTRL_CMD_GETFAMILY, NLM_F_ACK,
+				     CTRL_ATTR_FAMILY_NAME, "nosuchfam", 10);
+	assert_int_equal(err, -ENOENT);
+	assert_string_equal(magnet_ctl_errmsg(h), strerror(ENOENT));
+	magnet_ctl_close(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extack_uncapped),
+		cmocka_unit_test(test_extack_capped),
+		cmocka_unit_test(test_extack_absent),
+		cmocka_unit_test(test_extack_truncated),
+		cmocka_unit_test(test_family_missing),
+		cmocka_unit_test(test_kernel_refusal),
+		cmocka_unit_test(test_kernel_extack),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
