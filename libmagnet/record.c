@@ -224,7 +224,8 @@ static void decode_net(struct magnet_decoder *d, struct magnet_rec *r)
 	np->ifindex = fix32(d, np->ifindex);
 	np->proto = fix16(d, np->proto);
 	np->flags = fix16(d, np->flags);
-	np->reserved = fix32(d, np->reserved);
+	np->gso_size = fix16(d, np->gso_size);
+	np->gso_segs = fix16(d, np->gso_segs);
 	r->kind = MAGNET_REC_NET;
 }
 

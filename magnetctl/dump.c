@@ -85,6 +85,8 @@ static void print_payload(const struct magnet_rec *r)
 		out_uint("ifindex", NULL, r->u.net.ifindex);
 		out_uint("proto", NULL, r->u.net.proto);
 		out_uint("flags", NULL, r->u.net.flags);
+		out_uint("gso_size", NULL, r->u.net.gso_size);
+		out_uint("gso_segs", NULL, r->u.net.gso_segs);
 		out_close_object();
 		break;
 	case MAGNET_REC_PLAIN:

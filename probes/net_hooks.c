@@ -50,6 +50,26 @@ static __always_inline void mnet_emit(struct mnet_hook *h, u64 id, u32 len,
 	magnet_add(READ_ONCE(h->pt), id, &p, sizeof(p));
 }
 
+/* The same for a packet: its length and, for GSO packets, the segments. */
+static __always_inline void mnet_emit_skb(struct mnet_hook *h, u64 id,
+					  const struct sk_buff *skb,
+					  u32 ifindex, u16 proto, u16 flags)
+{
+	const struct skb_shared_info *si = skb_shinfo(skb);
+	struct magnet_net_payload p = {
+		.len = skb->len,
+		.ifindex = ifindex,
+		.proto = proto,
+		.flags = flags,
+	};
+
+	if (skb_is_gso(skb)) {
+		p.gso_size = si->gso_size;
+		p.gso_segs = si->gso_segs;
+	}
+	magnet_add(READ_ONCE(h->pt), id, &p, sizeof(p));
+}
+
 static __always_inline struct mnet_hook *mnet_kp_hook(struct kprobe *kp)
 {
 	return container_of(kp, struct mnet_hook, kp);
@@ -143,8 +163,8 @@ static __always_inline void mnet_l4_recv(struct kprobe *kp,
 
 	if (!skb)
 		return;
-	mnet_emit(mnet_kp_hook(kp), mnet_sk_id(sk), skb->len, skb->skb_iif,
-		  proto, MAGNET_NET_F_RX);
+	mnet_emit_skb(mnet_kp_hook(kp), mnet_sk_id(sk), skb, skb->skb_iif,
+		      proto, MAGNET_NET_F_RX);
 }
 
 int mnet_tcp_send_kp(struct kprobe *kp, struct pt_regs *regs)
@@ -186,8 +206,8 @@ int mnet_ip_send_kp(struct kprobe *kp, struct pt_regs *regs)
 	dev = mnet_skb_dst_dev(skb) ?: skb->dev;
 	ifindex = dev ? READ_ONCE(dev->ifindex) : 0;
 	rcu_read_unlock();
-	mnet_emit(mnet_kp_hook(kp), mnet_sk_id(skb->sk), skb->len, ifindex,
-		  ETH_P_IP, MAGNET_NET_F_TX);
+	mnet_emit_skb(mnet_kp_hook(kp), mnet_sk_id(skb->sk), skb, ifindex,
+		      ETH_P_IP, MAGNET_NET_F_TX);
 	return 0;
 }
 
@@ -199,8 +219,8 @@ int mnet_ip_recv_kp(struct kprobe *kp, struct pt_regs *regs)
 
 	if (!skb)
 		return 0;
-	mnet_emit(mnet_kp_hook(kp), 0, skb->len, dev ? dev->ifindex : 0,
-		  ETH_P_IP, MAGNET_NET_F_RX);
+	mnet_emit_skb(mnet_kp_hook(kp), 0, skb, dev ? dev->ifindex : 0,
+		      ETH_P_IP, MAGNET_NET_F_RX);
 	return 0;
 }
 
@@ -210,15 +230,15 @@ int mnet_ip_recv_kp(struct kprobe *kp, struct pt_regs *regs)
 void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
 		      const struct net_device *dev)
 {
-	mnet_emit(data, mnet_sk_id(skb->sk), skb->len, dev->ifindex,
-		  ntohs(skb->protocol), MAGNET_NET_F_TX);
+	mnet_emit_skb(data, mnet_sk_id(skb->sk), skb, dev->ifindex,
+		      ntohs(skb->protocol), MAGNET_NET_F_TX);
 }
 
 /* net:netif_receive_skb */
 void mnet_dev_recv_tp(void *data, struct sk_buff *skb)
 {
-	mnet_emit(data, 0, skb->len, skb->dev ? skb->dev->ifindex : 0,
-		  ntohs(skb->protocol), MAGNET_NET_F_RX);
+	mnet_emit_skb(data, 0, skb, skb->dev ? skb->dev->ifindex : 0,
+		      ntohs(skb->protocol), MAGNET_NET_F_RX);
 }
 
 /*

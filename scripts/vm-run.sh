@@ -25,8 +25,10 @@
 # lockup, ... (patterns: tests/vm/dmesg-patterns.txt; lines matching the
 # extended regex $MAGNET_DMESG_IGNORE are ignored).
 #
-# Results dir: output.log (script output), console.log (everything vng
-# printed), exit-code, dmesg.txt, dmesg-live.txt, elapsed (seconds).
+# Results dir: output.log (script output), console.log (what vng printed
+# on stdout), kernel-console.log (the serial console at loglevel 5 plus
+# vng's own messages: has the oops when the kernel panics), exit-code,
+# dmesg.txt, dmesg-live.txt, elapsed (seconds).
 #
 # Prints "ok - KVER TEST" or "not ok - KVER TEST" (with "# SKIP" for exit 4).
 # Exit status: the guest script's (0 pass, 1 fail, 4 skip), 1 if the kernel
@@ -89,7 +91,7 @@ if [ -z "$outdir" ]; then
 fi
 mkdir -p "$outdir" || exit 2
 outdir=$(realpath "$outdir")
-rm -f "$outdir"/{output.log,console.log,exit-code,dmesg.txt,dmesg-live.txt,elapsed}
+rm -f "$outdir"/{output.log,console.log,kernel-console.log,exit-code,dmesg.txt,dmesg-live.txt,elapsed}
 
 # The command the guest runs: env + guest-run.sh + script + args, quoted.
 envs=(MAGNET_RESULTS="$outdir" MAGNET_REPO="$repo" MAGNET_KVER="$kver")
@@ -104,11 +106,13 @@ cmd=$(printf '%q ' env "${envs[@]}" bash "$repo/tests/vm/guest-run.sh" "$timeout
 echo "# vm-run: $kver $name (timeout ${timeout_s}s, results $outdir)"
 start=$(date +%s)
 # timeout(1) signals its whole process group, so qemu dies with vng.
-# stdin is /dev/null: qemu must not fight the terminal.
+# stdin is /dev/null: qemu must not fight the terminal.  --verbose sends
+# the kernel's serial console to vng's stderr: kept in kernel-console.log.
 timeout --kill-after=15 $((timeout_s + 120)) \
 	vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
-	--rwdir "$outdir" --cwd "$repo" --exec "$cmd" </dev/null 2>&1 |
-	tee "$outdir/console.log"
+	--verbose --append "loglevel=5" \
+	--rwdir "$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
+	2>"$outdir/kernel-console.log" | tee "$outdir/console.log"
 vng_rc=${PIPESTATUS[0]}
 elapsed=$(($(date +%s) - start))
 echo "$elapsed" >"$outdir/elapsed"
@@ -125,9 +129,10 @@ else
 	fi
 fi
 
-# Scan the kernel log: the final dump if the guest wrote it, else the live one.
+# Scan the kernel log: the final dump if the guest wrote it, else the
+# serial console (has the last words of a crashed kernel).
 log=$outdir/dmesg.txt
-[ -s "$log" ] || log=$outdir/dmesg-live.txt
+[ -s "$log" ] || log=$outdir/kernel-console.log
 dirty=
 if [ ! -s "$log" ]; then
 	fail_reasons+=("no kernel log saved")
@@ -153,9 +158,9 @@ if [ -n "$dirty" ]; then
 	tail -n +"$first" "$log" | head -n 60 | sed 's/^/# /'
 	echo "# ----"
 fi
-if [ ! -s "$outdir/exit-code" ] && [ -s "$outdir/dmesg-live.txt" ]; then
-	echo "# ---- last kernel log lines ----"
-	tail -n 30 "$outdir/dmesg-live.txt" | sed 's/^/# /'
+if [ ! -s "$outdir/exit-code" ] && [ -z "$dirty" ]; then
+	echo "# ---- last lines of the kernel console ----"
+	tail -n 40 "$outdir/kernel-console.log" | sed 's/^/# /'
 fi
 
 if [ -n "$dirty" ] && { [ "$rc" -eq 0 ] || [ "$rc" -eq 4 ]; }; then

@@ -162,13 +162,18 @@ struct magnet_eventdef {
  *           layer included.
  * @ifindex: network device, 0 when not known at this layer.
  * @proto:   IPPROTO_* at transport, ETH_P_* (host order) at IP/device.
+ * @gso_size: for a GSO/TSO packet (one skb the stack will cut into
+ *           wire-sized segments later), the payload bytes per segment;
+ *           0 for a packet that goes out as it is.
+ * @gso_segs: number of segments of that GSO packet, 0 when not GSO.
  */
 struct magnet_net_payload {
 	__u32 len;
 	__u32 ifindex;
 	__u16 proto;
 	__u16 flags;
-	__u32 reserved;
+	__u16 gso_size;
+	__u16 gso_segs;
 };
 
 /* ------------------------------------------------------------------ */

@@ -19,6 +19,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKER = os.path.join(HERE, "check_trace.py")
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # keep the source tree clean
 import check_trace  # noqa: E402
 
 SOCKET, TRANSPORT, NETWORK, DEVICE = 1, 2, 3, 4

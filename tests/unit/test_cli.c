@@ -307,7 +307,7 @@ static void test_dump_json(void **state)
 	assert_contains(r.out, "\"sysinfo\":{\"endian\":19088743,");
 	assert_contains(r.out, "\"release\":\"6.1.0-test\"");
 	assert_contains(r.out, "\"eventdef\":{\"id\":16,\"name\":\"tcp_send\",\"layer\":2,\"payload\":1}");
-	assert_contains(r.out, "\"name\":\"tcp_send\",\"abstract_id\":73588229205,\"size\":48,\"net\":{\"len\":1448,\"ifindex\":2,\"proto\":6,\"flags\":1}}");
+	assert_contains(r.out, "\"name\":\"tcp_send\",\"abstract_id\":73588229205,\"size\":48,\"net\":{\"len\":1448,\"ifindex\":2,\"proto\":6,\"flags\":1,\"gso_size\":0,\"gso_segs\":0}}");
 	assert_contains(r.out, "\"lost\":{\"count\":5}");
 	done(&r);
 	unlink(path);
