@@ -49,7 +49,7 @@
  * @timestamp:   nanoseconds of the clock named in SYSINFO
  *               (CLOCK_MONOTONIC, read with ktime_get_mono_fast_ns()).
  * @pid:         thread ID of the task running when the event happened
- *               (0 in interrupt context, see MAGNET_REC_F_IRQ).
+ *               (0 in interrupt and softirq context).
  * @tgid:        its process ID.
  */
 struct magnet_rec_hdr {

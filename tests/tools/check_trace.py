@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Independent checker for MAGNET trace files.
 
-Written from include/uapi/magnet.h only (it shares no code with libmagnet),
+Written from include/uapi/magnet.h and docs/FORMAT.md only (it shares no
+code with libmagnet),
 so that a bug in the writer and the same bug in the reader cannot cancel
 out.  A trace file is the raw bytes read from a MAGNET stream:
 
@@ -22,12 +23,13 @@ Modes:
 Always asserted: the first record is a sane SYSINFO; no record is
 malformed; every probe event's ID is named by an EVENTDEF; per-CPU
 timestamps of probe events and LOST records never go backwards within one
-SYSINFO group; no field looks like a kernel address; strings and reserved
-fields carry no stale bytes.  Exit 2: usage error or unreadable file.
+SYSINFO group; no field looks like a kernel address; strings, reserved
+fields and padding carry no stale bytes.  Exit 2: usage error or unreadable file.
 """
 
 import argparse
 import collections
+from collections import namedtuple
 import re
 import struct
 import sys
@@ -70,7 +72,7 @@ HDR_FMT = "HHIQQII"                 # 32 bytes
 SYSINFO_FMT = "IHHIIQQIIIIII32s64s"  # 152 bytes
 LOST_FMT = "Q"
 EVENTDEF_FMT = "HHHH32s"            # 40 bytes
-NET_FMT = "IIHHI"                   # 16 bytes
+NET_FMT = "IIHHHH"                  # 16 bytes
 assert struct.calcsize("<" + HDR_FMT) == HDR_SIZE
 assert struct.calcsize("<" + SYSINFO_FMT) == 152
 assert struct.calcsize("<" + EVENTDEF_FMT) == 40
@@ -82,6 +84,19 @@ MTU_EVENTS = ("ip_send", "ip_recv", "dev_send", "dev_recv")
 ETH_HLEN = 14
 
 NAME_RE = re.compile(r"^[a-z0-9_]+$")
+
+# struct magnet_net_payload
+Net = namedtuple("Net", "len ifindex proto flags gso_size gso_segs")
+
+# Smallest/largest IPv4 + transport header of one GSO segment (IPv4+UDP,
+# IPv4+TCP with a full 40 bytes of options and 60 of IP options).
+GSO_HDR_MIN = 28
+GSO_HDR_MAX = 120
+
+
+def wire_segments(net):
+    """Packets this skb becomes on the wire."""
+    return net.gso_segs if net.gso_segs else 1
 
 
 class Record:
@@ -99,7 +114,7 @@ class Record:
         self.name = None
         self.layer = None
         self.ptype = None
-        self.net = None   # (len, ifindex, proto, flags, reserved)
+        self.net = None   # Net, for payload type "net"
 
     def where(self):
         return "record #%d at offset %d (event %d%s, cpu %d)" % (
@@ -311,14 +326,16 @@ class Trace:
                     self.error("malformed", "%s: net payload %d bytes < 16" %
                                (rec.where(), len(rec.payload)))
                     continue
-                rec.net = struct.unpack_from(self.bo + NET_FMT, rec.payload)
-                flags, reserved = rec.net[3], rec.net[4]
-                if flags & ~(NET_F_TX | NET_F_RX):
+                rec.net = net = Net(*struct.unpack_from(self.bo + NET_FMT, rec.payload))
+                if net.flags & ~(NET_F_TX | NET_F_RX):
                     self.error("malformed", "%s: unknown net flags 0x%x" %
-                               (rec.where(), flags))
-                if reserved or any(rec.payload[16:]):
-                    self.error("malformed", "%s: non-zero reserved/padding in "
-                               "net payload" % rec.where())
+                               (rec.where(), net.flags))
+                if net.gso_segs and not net.gso_size:
+                    self.error("malformed", "%s: gso_segs %d with gso_size 0" %
+                               (rec.where(), net.gso_segs))
+                if any(rec.payload[16:]):
+                    self.error("malformed", "%s: non-zero padding after the net "
+                               "payload" % rec.where())
             elif rec.ptype == PAYLOAD_NONE and any(rec.payload):
                 self.error("malformed", "%s: payload type none but %d non-zero "
                            "payload bytes" % (rec.where(), len(rec.payload)))
@@ -395,6 +412,38 @@ def check_kernel_values(trace):
     return bad
 
 
+def check_mtu(events, mtu):
+    """Wire-sized packets (offloads off): at ip_recv, dev_recv and dev_send
+    every packet fits the MTU (dev_send with its Ethernet header).  At
+    ip_send TCP hands down GSO super-packets (docs/FORMAT.md), so there
+    each *segment* must fit: gso_size plus the smallest IPv4 + transport
+    header <= MTU, and len must agree with gso_segs x gso_size."""
+    bad = []
+    for r in events:
+        if r.name not in MTU_EVENTS:
+            continue
+        n = r.net
+        limit = mtu + (ETH_HLEN if r.name == "dev_send" else 0)
+        if n is None:
+            bad.append("%s: no net payload" % r.where())
+        elif n.len == 0:
+            bad.append("%s: len 0" % r.where())
+        elif n.gso_segs and r.name != "ip_send":
+            bad.append("%s: GSO packet (len %d, %d x %d) where offloads are off" %
+                       (r.where(), n.len, n.gso_segs, n.gso_size))
+        elif n.gso_segs:
+            if n.gso_size + GSO_HDR_MIN > mtu:
+                bad.append("%s: gso_size %d: segments exceed MTU %d" %
+                           (r.where(), n.gso_size, mtu))
+            if not (n.len - GSO_HDR_MAX <= n.gso_segs * n.gso_size and
+                    n.len - GSO_HDR_MIN > (n.gso_segs - 1) * n.gso_size):
+                bad.append("%s: len %d does not match %d segments of %d" %
+                           (r.where(), n.len, n.gso_segs, n.gso_size))
+        elif n.len > limit:
+            bad.append("%s: len %d > %d" % (r.where(), n.len, limit))
+    return bad
+
+
 def run_checks(trace, args):
     tap = Tap()
     recs = trace.records
@@ -456,8 +505,8 @@ def run_checks(trace, args):
                     name, ino, sorted({r.abstract_id for r in events
                                        if r.name == name})[:10]))
             if want_len is not None:
-                details += ["%s: len %s != %d" % (r.where(), r.net and r.net[0], want_len)
-                            for r in mine if not r.net or r.net[0] != want_len]
+                details += ["%s: len %s != %d" % (r.where(), r.net and r.net.len, want_len)
+                            for r in mine if not r.net or r.net.len != want_len]
             if args.send_count is not None and len(mine) != args.send_count:
                 details.append("%d %s events, expected %d" %
                                (len(mine), name, args.send_count))
@@ -466,24 +515,26 @@ def run_checks(trace, args):
                 desc += ", len %d" % want_len
             tap.result(not details, desc, details)
 
+    if args.ino is not None:
+        # Every IP-layer packet of the socket leaves as gso_segs (or 1)
+        # device packets: the stack's reshaping must add up.
+        ip = [r for r in events if r.name == "ip_send" and r.abstract_id == args.ino and r.net]
+        dev = [r for r in events if r.name == "dev_send" and r.abstract_id == args.ino]
+        if ip and dev:
+            segs = sum(wire_segments(r.net) for r in ip)
+            tap.result(segs == len(dev),
+                       "ip_send of ino %d: %d packets = %d segments, dev_send: %d packets" %
+                       (args.ino, len(ip), segs, len(dev)))
+
     if args.mtu is not None:
-        checked = 0
-        bad = []
-        for r in events:
-            if r.name not in MTU_EVENTS:
-                continue
-            checked += 1
-            limit = args.mtu + (ETH_HLEN if r.name == "dev_send" else 0)
-            if r.net is None:
-                bad.append("%s: no net payload" % r.where())
-            elif r.net[0] > limit:
-                bad.append("%s: len %d > %d" % (r.where(), r.net[0], limit))
-            elif r.net[0] == 0:
-                bad.append("%s: len 0" % r.where())
+        bad = check_mtu(events, args.mtu)
+        checked = sum(1 for r in events if r.name in MTU_EVENTS)
+        gso = sum(1 for r in events if r.name in MTU_EVENTS and r.net and r.net.gso_segs)
         if not checked:
             bad.append("no %s events in the trace" % "/".join(MTU_EVENTS))
-        tap.result(not bad, "%d ip/dev events within MTU %d (dev_send: +%d)" %
-                   (checked, args.mtu, ETH_HLEN), bad)
+        tap.result(not bad, "%d ip/dev events wire sized for MTU %d (dev_send +%d; "
+                   "%d GSO packets at ip_send, by segment)" %
+                   (checked, args.mtu, ETH_HLEN, gso), bad)
 
     if args.expect_produced is not None or args.expect_lost is not None:
         lost = trace.lost_total()
@@ -512,7 +563,8 @@ def run_checks(trace, args):
 
 # ---- summary and dump -------------------------------------------------------
 
-def summary(trace, out=sys.stdout):
+def summary(trace, out=None):
+    out = out or sys.stdout
     events = trace.probe_events()
     for _, si in trace.sysinfos[:1]:
         print("trace: stream %s, kernel %s, %d CPUs, subbuf %d x %d, %s-endian" % (
@@ -533,40 +585,52 @@ def summary(trace, out=sys.stdout):
                                            r.name or "")):
         layer = LAYERS[r.layer] if r.layer is not None and r.layer < len(LAYERS) else "?"
         name = r.name or "id%d" % r.event
-        nbytes = r.net[0] if r.net else 0
+        nbytes = r.net.len if r.net else 0
         for table, key in ((per_layer, layer), (per_name, (layer, name))):
             s = table.setdefault(key, {"events": 0, "bytes": 0, "ids": set(),
-                                       "cpus": set(), "tx": 0, "rx": 0})
+                                       "cpus": set(), "tx": 0, "rx": 0, "gso": 0,
+                                       "wire": 0})
             s["events"] += 1
             s["bytes"] += nbytes
             s["ids"].add(r.abstract_id)
             s["cpus"].add(r.cpu)
             if r.net:
-                s["tx"] += bool(r.net[3] & NET_F_TX)
-                s["rx"] += bool(r.net[3] & NET_F_RX)
+                s["tx"] += bool(r.net.flags & NET_F_TX)
+                s["rx"] += bool(r.net.flags & NET_F_RX)
+                s["gso"] += bool(r.net.gso_segs)
+                s["wire"] += wire_segments(r.net)
 
-    fmt = "%-10s %-20s %10s %14s %8s %6s %8s %8s"
+    cols = ("events", "bytes", "ids", "cpus", "tx", "rx", "gso", "wire")
+    fmt = "%-10s %-12s %8s %12s %6s %5s %8s %8s %6s %8s"
+
+    def row(layer, name, s):
+        vals = [s[c] if not isinstance(s[c], set) else len(s[c]) for c in cols]
+        print(fmt % tuple([layer, name] + vals), file=out)
+
     print("", file=out)
-    print(fmt % ("layer", "event", "events", "bytes", "ids", "cpus", "tx", "rx"), file=out)
-    print(fmt % ("-" * 10, "-" * 20, "-" * 10, "-" * 14, "-" * 8, "-" * 6, "-" * 8, "-" * 8),
-          file=out)
+    print(fmt % (("layer", "event") + cols), file=out)
+    print(fmt % tuple("-" * w for w in (10, 12, 8, 12, 6, 5, 8, 8, 6, 8)), file=out)
+    total = {c: (set() if c in ("ids", "cpus") else 0) for c in cols}
     for layer, ls in per_layer.items():
         for (l2, name), s in per_name.items():
             if l2 == layer:
-                print(fmt % (layer, name, s["events"], s["bytes"], len(s["ids"]),
-                             len(s["cpus"]), s["tx"], s["rx"]), file=out)
-        print(fmt % (layer, "(total)", ls["events"], ls["bytes"], len(ls["ids"]),
-                     len(ls["cpus"]), ls["tx"], ls["rx"]), file=out)
-    print(fmt % ("all", "(total)", len(events), sum(s["bytes"] for s in per_layer.values()),
-                 len({r.abstract_id for r in events}), len({r.cpu for r in events}),
-                 sum(s["tx"] for s in per_layer.values()),
-                 sum(s["rx"] for s in per_layer.values())), file=out)
+                row(layer, name, s)
+        row(layer, "(total)", ls)
+        for c in cols:
+            if isinstance(total[c], set):
+                total[c] |= ls[c]
+            else:
+                total[c] += ls[c]
+    row("all", "(total)", total)
+    print("(bytes: sum of len; ids: distinct abstract IDs (sockets); gso: GSO "
+          "packets; wire: packets on the wire, GSO ones by segment)", file=out)
     if trace.errors:
         print("\n%d format problems (run without --summary for details)" %
               len(trace.errors), file=out)
 
 
-def dump(trace, out=sys.stdout):
+def dump(trace, out=None):
+    out = out or sys.stdout
     for r in trace.records:
         extra = ""
         if r.event == EV_SYSINFO and trace.sysinfos:
@@ -582,9 +646,12 @@ def dump(trace, out=sys.stdout):
                 eid, cstring(raw)[0], LAYERS[layer] if layer < len(LAYERS) else layer,
                 PAYLOAD_NAMES[ptype] if ptype < len(PAYLOAD_NAMES) else ptype)
         elif r.net:
+            n = r.net
             extra = "len=%d ifindex=%d proto=0x%x flags=%s" % (
-                r.net[0], r.net[1], r.net[2],
-                {1: "tx", 2: "rx", 3: "tx|rx"}.get(r.net[3], str(r.net[3])))
+                n.len, n.ifindex, n.proto,
+                {1: "tx", 2: "rx", 3: "tx|rx"}.get(n.flags, str(n.flags)))
+            if n.gso_segs or n.gso_size:
+                extra += " gso=%dx%d" % (n.gso_segs, n.gso_size)
         print("%8d %-12s cpu=%-3d ts=%-16d id=%-10d pid=%-7d tgid=%-7d %s" % (
             r.offset, r.name or "id%d" % r.event, r.cpu, r.timestamp,
             r.abstract_id, r.pid, r.tgid, extra), file=out)
@@ -602,7 +669,9 @@ def main(argv=None):
                     help="the sender's sock_send/tcp_send/udp_send events carry this pid/tgid")
     ap.add_argument("--ino", type=int, metavar="INO",
                     help="sender socket inode: sock_send and tcp_send/udp_send events "
-                         "with this abstract_id exist")
+                         "with this abstract_id exist (len --send-len), and its "
+                         "ip_send segments (GSO counted by segment) == its "
+                         "dev_send packets")
     ap.add_argument("--proto", choices=("tcp", "udp"), default="tcp",
                     help="transport of the --ino sender (default tcp)")
     ap.add_argument("--send-len", type=int, metavar="BYTES",
@@ -611,7 +680,8 @@ def main(argv=None):
     ap.add_argument("--send-count", type=int, metavar="N",
                     help="exact number of --ino events at each send layer")
     ap.add_argument("--mtu", type=int, metavar="MTU",
-                    help="ip_send/ip_recv/dev_recv len <= MTU, dev_send <= MTU+14")
+                    help="ip_recv/dev_recv len <= MTU, dev_send <= MTU+14, ip_send "
+                         "too or, for a GSO packet, each segment")
     ap.add_argument("--expect-produced", type=int, metavar="N",
                     help="probe events in the trace + lost == N")
     ap.add_argument("--expect-lost", type=int, metavar="L",

@@ -76,22 +76,27 @@ class Writer:
         return self
 
     def net(self, eid, cpu, ts, length, flags=TX, aid=INO, pid=PID, tgid=PID,
-            ifindex=2, proto=6):
+            ifindex=2, proto=6, gso=(0, 0)):
+        """A network event; gso = (gso_size, gso_segs)."""
         return self.rec(eid, cpu, aid, ts, pid, tgid,
-                        struct.pack(self.bo + "IIHHI", length, ifindex, proto, flags, 0))
+                        struct.pack(self.bo + "IIHHHH", length, ifindex, proto, flags,
+                                    gso[0], gso[1]))
 
     def lost(self, cpu, ts, count):
         return self.rec(1, cpu, 0, ts, 0, 0, struct.pack(self.bo + "Q", count))
 
     def flow(self, n=5, t0=10_000, mtu_len=1500, send_len=10240, pid=PID):
-        """n FTP-like writes: each one down the stack and up on the peer."""
+        """n FTP-like writes: each one down the stack and up on the peer.
+        As on a real kernel, TCP hands IP one GSO packet of 10292 bytes
+        (8 segments of 1448) and the device sends 8 wire-sized packets."""
         ts = t0
         for i in range(n):
             cpu = i % 2
             self.net(16, cpu, ts + 1, send_len, pid=pid, tgid=pid)
             self.net(17, cpu, ts + 2, send_len, pid=pid, tgid=pid)
-            self.net(18, cpu, ts + 3, mtu_len)
-            self.net(19, cpu, ts + 4, mtu_len + 14)
+            self.net(18, cpu, ts + 3, send_len + 52, gso=(1448, 8))
+            for seg in range(8):
+                self.net(19, cpu, ts + 4, mtu_len + 14 if seg < 7 else 104 + 52 + 14)
             self.net(20, cpu, ts + 5, mtu_len, flags=RX, aid=INO + 1, pid=0, tgid=0)
             self.net(21, cpu, ts + 6, mtu_len, flags=RX, aid=INO + 1, pid=0, tgid=0)
             ts += 20_000_000
@@ -196,6 +201,23 @@ def main():
     b = Writer().sysinfo().defs().flow()
     b.net(21, 1, 10 ** 9, 1501, flags=RX)
     case("ip_recv above MTU", b.out, ["--mtu", "1500"], 1, "MTU")
+
+    b = Writer().sysinfo().defs().flow()
+    b.net(19, 1, 10 ** 9, 2962, gso=(1448, 2))
+    case("GSO packet at dev_send (offloads off)", b.out, ["--mtu", "1500"], 1, "MTU")
+
+    b = Writer().sysinfo().defs().flow()
+    b.net(18, 1, 10 ** 9, 3052 + 52, gso=(1526, 2))
+    case("GSO segments larger than the MTU", b.out, ["--mtu", "1500"], 1, "MTU")
+
+    b = Writer().sysinfo().defs().flow()
+    b.net(18, 1, 10 ** 9, 10292, gso=(1448, 3))
+    case("GSO len inconsistent with gso_segs", b.out, ["--mtu", "1500"], 1, "MTU")
+
+    b = Writer().sysinfo().defs().flow()
+    b.net(19, 1, 10 ** 9, 1514)     # one device packet too many for the socket
+    case("ip_send segments != dev_send packets", b.out, ["--ino", str(INO)], 1,
+         "segments")
 
     b = Writer().sysinfo().defs()
     b.net(16, 0, 10, 10240)

@@ -226,7 +226,9 @@ kv() {
 
 # bg NAME CMD...: start CMD in the background, stdout+stderr into
 # $MAGNET_RESULTS/NAME.out; killed on exit if still running.
-# BG_PID[NAME] is its pid.  Wait for it with bg_wait.
+# BG_PID[NAME] is its pid (CMD's own, also for "in_a/in_b CMD" and
+# "magnetctl ...", so kill -INT "${BG_PID[NAME]}" reaches it).  Wait for
+# it with bg_wait.
 declare -A BG_PID=()
 bg() {
 	local name=$1
@@ -235,6 +237,7 @@ bg() {
 	case $1 in
 	in_a) set -- ip netns exec "$NS_A" "${@:2}" ;;
 	in_b) set -- ip netns exec "$NS_B" "${@:2}" ;;
+	magnetctl) set -- "$MAGNETCTL" "${@:2}" ;;
 	esac
 	"$@" >"$MAGNET_RESULTS/$name.out" 2>&1 &
 	BG_PID[$name]=$!
