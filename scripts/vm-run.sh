@@ -120,9 +120,15 @@ start=$(date +%s)
 # timeout(1) signals its whole process group, so qemu dies with vng.
 # stdin is /dev/null: qemu must not fight the terminal.  --verbose sends
 # the kernel's serial console to vng's stderr: kept in kernel-console.log.
+# The guest has a /tmp of its own: a checkout under /tmp (a CI clone, say)
+# must be handed in explicitly, before the results dir inside it.
+repo_dir=()
+case $repo/ in
+/tmp/*) repo_dir=(--rodir "$repo") ;;
+esac
 timeout --kill-after=15 $((timeout_s + 120)) \
 	vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
-	--verbose --append "loglevel=5" \
+	--verbose --append "loglevel=5" "${repo_dir[@]}" \
 	--rwdir "$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
 	2>"$outdir/kernel-console.log" | tee "$outdir/console.log"
 vng_rc=${PIPESTATUS[0]}
