@@ -95,8 +95,20 @@ mkdir -p "$outdir" || exit 2
 outdir=$(realpath "$outdir")
 rm -f "$outdir"/{output.log,console.log,kernel-console.log,exit-code,dmesg.txt,dmesg-live.txt,elapsed,vm-cmd.sh}
 
+# The guest has a /tmp of its own: a checkout under /tmp (a CI clone, say)
+# is handed in read-only, and the results dir, which would be hidden under
+# that mount, is mounted at a guest path of its own.
+repo_dir=()
+guest_out=$outdir
+case $repo/ in
+/tmp/*)
+	repo_dir=(--rodir "$repo")
+	guest_out=/tmp/magnet-vm-results
+	;;
+esac
+
 # The command the guest runs: env + guest-run.sh + script + args, quoted.
-envs=(MAGNET_RESULTS="$outdir" MAGNET_REPO="$repo" MAGNET_KVER="$kver")
+envs=(MAGNET_RESULTS="$guest_out" MAGNET_REPO="$repo" MAGNET_KVER="$kver")
 for v in $(compgen -e); do
 	case $v in
 	MAGNET_RESULTS | MAGNET_REPO | MAGNET_KVER | MAGNET_VM_TIMEOUT) ;;
@@ -113,23 +125,17 @@ done
 	[ $# -eq 0 ] || printf ' %q' "$@"
 	echo
 } >"$outdir/vm-cmd.sh"
-cmd="bash $(printf %q "$outdir/vm-cmd.sh")"
+cmd="bash $(printf %q "$guest_out/vm-cmd.sh")"
 
 echo "# vm-run: $kver $name (timeout ${timeout_s}s, results $outdir)"
 start=$(date +%s)
 # timeout(1) signals its whole process group, so qemu dies with vng.
 # stdin is /dev/null: qemu must not fight the terminal.  --verbose sends
 # the kernel's serial console to vng's stderr: kept in kernel-console.log.
-# The guest has a /tmp of its own: a checkout under /tmp (a CI clone, say)
-# must be handed in explicitly, before the results dir inside it.
-repo_dir=()
-case $repo/ in
-/tmp/*) repo_dir=(--rodir "$repo") ;;
-esac
 timeout --kill-after=15 $((timeout_s + 120)) \
 	vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
 	--verbose --append "loglevel=5" "${repo_dir[@]}" \
-	--rwdir "$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
+	--rwdir "$guest_out=$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
 	2>"$outdir/kernel-console.log" | tee "$outdir/console.log"
 vng_rc=${PIPESTATUS[0]}
 elapsed=$(($(date +%s) - start))
