@@ -196,6 +196,19 @@ enum magnet_cmd {
 	MAGNET_CMD_STREAM_FLUSH,	/* STREAM_NAME: write pending LOST records */
 	MAGNET_CMD_PROBE_NEW_NTF,	/* notification: probe registered */
 	MAGNET_CMD_PROBE_DEL_NTF,	/* notification: probe unregistered */
+	/* winnowing (docs/FILTERS.md): attributes nested in MAGNET_A_FILTER etc. */
+	MAGNET_CMD_FILTER_NEW,
+	MAGNET_CMD_FILTER_DEL,
+	MAGNET_CMD_FILTER_GET,		/* do or dump */
+	MAGNET_CMD_SYNTH_NEW,
+	MAGNET_CMD_SYNTH_DEL,
+	MAGNET_CMD_SYNTH_GET,		/* do or dump */
+	MAGNET_CMD_CORR_NEW,
+	MAGNET_CMD_CORR_DEL,
+	MAGNET_CMD_CORR_GET,		/* do or dump */
+	/* instrumentation points added at run time: MAGNET_A_KPROBE nest */
+	MAGNET_CMD_KPROBE_NEW,
+	MAGNET_CMD_KPROBE_DEL,
 	__MAGNET_CMD_MAX,
 };
 #define MAGNET_CMD_MAX (__MAGNET_CMD_MAX - 1)
@@ -227,6 +240,10 @@ enum magnet_attr {
 	MAGNET_A_STREAM_BYTES,		/* u64: bytes written to its rings */
 	MAGNET_A_STREAM_READERS,	/* u32: open files */
 	MAGNET_A_STREAM_PROBES,		/* u32: probes enabled into it */
+	MAGNET_A_FILTER,		/* nest: enum magnet_filter_attr */
+	MAGNET_A_SYNTH,			/* nest: enum magnet_synth_attr */
+	MAGNET_A_CORR,			/* nest: enum magnet_corr_attr */
+	MAGNET_A_KPROBE,		/* nest: enum magnet_kprobe_attr */
 	__MAGNET_A_MAX,
 };
 #define MAGNET_A_MAX (__MAGNET_A_MAX - 1)
