@@ -21,11 +21,11 @@ out=$top/build/modules/$kver
 src=$out/src
 mkdir -p "$src"
 # sync sources; keep objects so rebuilds are incremental
-for d in kmod magnetfs probes include tests/kmod; do
+for d in kmod magnetfs probes include tests/kmod bench/kmod; do
 	mkdir -p "$src/$d"
 	cp -a "$top/$d/." "$src/$d/"
 done
 cp "$top/Kbuild" "$src/Kbuild"
 make -s -C "$kdir" M="$src" modules "$@"
-cp "$src/magnet.ko" "$src"/probes/*.ko "$src"/tests/kmod/*.ko "$out/"
+cp "$src/magnet.ko" "$src"/probes/*.ko "$src"/tests/kmod/*.ko "$src"/bench/kmod/*.ko "$out/"
 echo "build-modules: $kver -> $out: $(cd "$out" && ls *.ko | tr '\n' ' ')"

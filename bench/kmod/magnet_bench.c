@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * magnet_bench: micro-benchmarks of the MAGNET fast path, for bench/run.sh.
+ * Never needed in production; never used by the tests.
+ *
+ * It registers one point, "bench" (no hook: enabling it only points it at
+ * a stream), and is driven through two module parameters:
+ *
+ *   echo "time MODE LEN N" > /sys/module/magnet_bench/parameters/cmd
+ *	Times N calls on the writer's CPU, in batches of BATCH calls with
+ *	preemption off (interrupts on), with local_clock() and get_cycles()
+ *	around each batch.  MODE:
+ *	  empty   the timing loop alone (what the other numbers include)
+ *	  off     magnet_add() on the point while it is disabled
+ *	  magnet  magnet_add() with LEN payload bytes (enable "bench" first)
+ *	  ftrace  the kernel's ftrace ring buffer (ring_buffer_lock_reserve,
+ *	          a 24-byte header like MAGNET's minus the timestamp that
+ *	          ftrace adds itself, LEN payload bytes, unlock_commit), a
+ *	          private buffer of 32 MiB per CPU in overwrite mode
+ *   echo "produce LEN MS CPU" > .../cmd
+ *	A kthread bound to CPU calls magnet_add() with LEN bytes as fast as it
+ *	can for MS milliseconds (cond_resched every 64 calls).
+ *
+ *   cat /sys/module/magnet_bench/parameters/result
+ *	one line of key=value: per-call ns (median, p10, p90 over batches),
+ *	TSC cycles (median), events and elapsed ns of a produce run.
+ */
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/completion.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/ring_buffer.h>
+#include <linux/timex.h>
+#include <linux/sort.h>
+#include <linux/slab.h>
+#include <linux/mutex.h>
+#include <linux/version.h>
+#include <magnet/magnet.h>
+
+#define BATCH		200
+#define MAX_BATCHES	1000
+#define BENCH_BUF_MAX	4096
+#define FTRACE_RB_SIZE	(32ul << 20)
+
+static char result[256] = "none\n";
+static DEFINE_MUTEX(bench_lock);
+static struct magnet_point *bench_pt;
+static struct trace_buffer *bench_rb;
+static u8 payload[BENCH_BUF_MAX];
+static u64 *batch_ns, *batch_cyc;
+
+struct bench_rec {		/* what MAGNET's header has besides the time */
+	u16 size, event;
+	u32 cpu;
+	u64 abstract_id;
+	u32 pid, tgid;
+};
+
+static noinline void do_ftrace(u64 i, u16 len)
+{
+	struct ring_buffer_event *ev;
+	struct bench_rec *h;
+
+	ev = ring_buffer_lock_reserve(bench_rb, sizeof(*h) + len);
+	if (!ev)
+		return;
+	h = ring_buffer_event_data(ev);
+	h->size = sizeof(*h) + len;
+	h->event = 1;
+	h->cpu = raw_smp_processor_id();
+	h->abstract_id = i;
+	h->pid = current->pid;
+	h->tgid = current->tgid;
+	memcpy(h + 1, payload, len);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	ring_buffer_unlock_commit(bench_rb);
+#else
+	ring_buffer_unlock_commit(bench_rb, ev);
+#endif
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+enum { M_EMPTY, M_OFF, M_MAGNET, M_FTRACE };
+
+static int bench_time(const char *mode_s, unsigned int len, unsigned long n)
+{
+	unsigned long nb, b, i, k = 0;
+	int mode;
+
+	if (!strcmp(mode_s, "empty"))
+		mode = M_EMPTY;
+	else if (!strcmp(mode_s, "off"))
+		mode = M_OFF;
+	else if (!strcmp(mode_s, "magnet"))
+		mode = M_MAGNET;
+	else if (!strcmp(mode_s, "ftrace"))
+		mode = M_FTRACE;
+	else
+		return -EINVAL;
+	if (len > MAGNET_PAYLOAD_MAX || n < BATCH)
+		return -EINVAL;
+	if (mode == M_OFF && magnet_point_enabled(bench_pt))
+		return -EBUSY;
+	if (mode == M_MAGNET && !magnet_point_enabled(bench_pt))
+		return -ENODEV;
+	if (mode == M_FTRACE && !bench_rb) {
+		bench_rb = ring_buffer_alloc(FTRACE_RB_SIZE, RB_FL_OVERWRITE);
+		if (!bench_rb)
+			return -ENOMEM;
+	}
+	nb = min_t(unsigned long, n / BATCH, MAX_BATCHES);
+	for (b = 0; b < nb; b++) {
+		u64 t0, t1, c0, c1;
+
+		preempt_disable();
+		c0 = get_cycles();
+		t0 = local_clock();
+		switch (mode) {
+		case M_EMPTY:
+			for (i = 0; i < BATCH; i++)
+				barrier();
+			break;
+		case M_OFF:
+		case M_MAGNET:
+			for (i = 0; i < BATCH; i++)
+				magnet_add(bench_pt, k++, payload, len);
+			break;
+		case M_FTRACE:
+			for (i = 0; i < BATCH; i++)
+				do_ftrace(k++, len);
+			break;
+		}
+		t1 = local_clock();
+		c1 = get_cycles();
+		preempt_enable();
+		batch_ns[b] = (t1 - t0) * 1000 / BATCH;	/* ns/1000 per call */
+		batch_cyc[b] = (c1 - c0) * 1000 / BATCH;
+		cond_resched();
+	}
+	sort(batch_ns, nb, sizeof(u64), cmp_u64, NULL);
+	sort(batch_cyc, nb, sizeof(u64), cmp_u64, NULL);
+#define MILLI(x) (unsigned long long)((x) / 1000), (unsigned long long)((x) % 1000)
+	snprintf(result, sizeof(result),
+		 "mode=%s len=%u calls=%lu batches=%lu ns_med=%llu.%03llu ns_p10=%llu.%03llu ns_p90=%llu.%03llu cyc_med=%llu.%03llu cpu=%d\n",
+		 mode_s, len, nb * BATCH, nb, MILLI(batch_ns[nb / 2]),
+		 MILLI(batch_ns[nb / 10]), MILLI(batch_ns[nb * 9 / 10]),
+		 MILLI(batch_cyc[nb / 2]), raw_smp_processor_id());
+	return 0;
+}
+
+struct produce_arg {
+	unsigned int len;
+	u64 ms, events, ns;
+	struct completion done;
+};
+
+static int produce_fn(void *data)
+{
+	struct produce_arg *a = data;
+	u64 t0 = local_clock(), end = t0 + a->ms * NSEC_PER_MSEC, now, n = 0;
+
+	do {
+		int i;
+
+		for (i = 0; i < 64; i++)
+			magnet_add(bench_pt, n++, payload, a->len);
+		cond_resched();
+		now = local_clock();
+	} while (now < end);
+	a->events = n;
+	a->ns = now - t0;
+	complete(&a->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
+
+static int bench_produce(unsigned int len, unsigned long ms, unsigned int cpu)
+{
+	struct produce_arg a = { .len = len, .ms = ms };
+	struct task_struct *t;
+
+	if (len > MAGNET_PAYLOAD_MAX || !ms || ms > 600000 || cpu >= nr_cpu_ids ||
+	    !cpu_online(cpu))
+		return -EINVAL;
+	if (!magnet_point_enabled(bench_pt))
+		return -ENODEV;
+	init_completion(&a.done);
+	t = kthread_create_on_cpu(produce_fn, &a, cpu, "magnet_bench/%u");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wake_up_process(t);
+	wait_for_completion(&a.done);
+	kthread_stop(t);
+	snprintf(result, sizeof(result),
+		 "mode=produce len=%u cpu=%u events=%llu ns=%llu\n",
+		 len, cpu, a.events, a.ns);
+	return 0;
+}
+
+static int cmd_set(const char *val, const struct kernel_param *kp)
+{
+	char mode[16], what[16];
+	unsigned long n, ms;
+	unsigned int len, cpu;
+	int ret = -EINVAL;
+
+	mutex_lock(&bench_lock);
+	if (sscanf(val, "time %15s %u %lu", mode, &len, &n) == 3)
+		ret = bench_time(mode, len, n);
+	else if (sscanf(val, "%15s %u %lu %u", what, &len, &ms, &cpu) == 4 &&
+		 !strcmp(what, "produce"))
+		ret = bench_produce(len, ms, cpu);
+	if (ret)
+		snprintf(result, sizeof(result), "error=%d\n", ret);
+	mutex_unlock(&bench_lock);
+	return ret;
+}
+
+static int cmd_get(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "time MODE LEN N | produce LEN MS CPU\n");
+}
+
+static const struct kernel_param_ops cmd_ops = { .set = cmd_set, .get = cmd_get };
+module_param_cb(cmd, &cmd_ops, NULL, 0644);
+
+static int result_get(char *buf, const struct kernel_param *kp)
+{
+	int n;
+
+	mutex_lock(&bench_lock);
+	n = sprintf(buf, "%s", result);
+	mutex_unlock(&bench_lock);
+	return n;
+}
+
+static const struct kernel_param_ops result_ops = { .get = result_get };
+module_param_cb(result, &result_ops, NULL, 0444);
+
+static int bench_enable(struct magnet_point *pt) { return 0; }
+static void bench_disable(struct magnet_point *pt) { }
+
+static const struct magnet_point_ops bench_ops = {
+	.enable = bench_enable,
+	.disable = bench_disable,
+};
+
+static const struct magnet_point_desc bench_desc = {
+	.name = "bench",
+	.layer = MAGNET_LAYER_CORE,
+	.payload = MAGNET_PAYLOAD_RAW,
+	.hook = "none (magnet_bench cmd)",
+	.ops = &bench_ops,
+};
+
+static int __init bench_init(void)
+{
+	int i;
+
+	for (i = 0; i < BENCH_BUF_MAX; i++)
+		payload[i] = i;
+	batch_ns = kcalloc(MAX_BATCHES, sizeof(u64), GFP_KERNEL);
+	batch_cyc = kcalloc(MAX_BATCHES, sizeof(u64), GFP_KERNEL);
+	if (!batch_ns || !batch_cyc)
+		goto nomem;
+	bench_pt = magnet_point_register(&bench_desc, THIS_MODULE, NULL);
+	if (IS_ERR(bench_pt)) {
+		kfree(batch_ns);
+		kfree(batch_cyc);
+		return PTR_ERR(bench_pt);
+	}
+	return 0;
+nomem:
+	kfree(batch_ns);
+	kfree(batch_cyc);
+	return -ENOMEM;
+}
+
+static void __exit bench_exit(void)
+{
+	magnet_point_unregister(bench_pt);
+	if (bench_rb)
+		ring_buffer_free(bench_rb);
+	kfree(batch_ns);
+	kfree(batch_cyc);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("MAGNET micro-benchmarks: magnet_add() vs the ftrace ring buffer, event producer");
