@@ -81,6 +81,7 @@ static bool ring_switch(struct magnet_ring *r)
 	unsigned long next = r->wseq + 1;
 	struct magnet_subbuf *sb;
 
+	/* acquire: the reader's copy out of that slot is complete */
 	if (next - smp_load_acquire(&r->rseq) >= r->count)
 		return false;
 	sb = ring_sb(r, r->wseq);
@@ -168,6 +169,7 @@ static unsigned long ring_limit(struct magnet_ring *r, unsigned long seq,
 
 	if (seq != wseq)
 		return READ_ONCE(sb->end);
+	/* acquire: pairs with the release in magnet_ring_commit() */
 	return smp_load_acquire(&sb->commit);
 }
 
@@ -177,12 +179,14 @@ static bool ring_advance(struct magnet_ring *r, unsigned long wseq)
 	if (r->rseq == wseq || r->roff < READ_ONCE(ring_sb(r, r->rseq)->end))
 		return false;
 	r->roff = 0;
+	/* release: our copy is done before the writer may reuse the slot */
 	smp_store_release(&r->rseq, r->rseq + 1);
 	return true;
 }
 
 bool magnet_ring_has_data(struct magnet_ring *r)
 {
+	/* acquire: pairs with the release in ring_switch() */
 	unsigned long wseq = smp_load_acquire(&r->wseq);
 
 	if (r->rseq != wseq)
@@ -193,6 +197,7 @@ bool magnet_ring_has_data(struct magnet_ring *r)
 ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 			 u32 *need)
 {
+	/* acquire: sub-buffers before wseq are closed, their end is final */
 	unsigned long wseq = smp_load_acquire(&r->wseq);
 	size_t done = 0;
 

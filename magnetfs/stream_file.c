@@ -227,6 +227,7 @@ static ssize_t magnetfs_read(struct file *f, char __user *ubuf, size_t len,
 	for (;;) {
 		bool dead = READ_ONCE(s->dead);
 
+		/* pairs with smp_mb() in magnet_db_stream_kill(): data before dead */
 		smp_rmb();
 		n = reader_copy_meta(rd, ubuf, len, &need);
 		if (n >= 0) {
@@ -268,6 +269,7 @@ static __poll_t magnetfs_poll(struct file *f, struct poll_table_struct *pt)
 
 	poll_wait(f, &s->wq, pt);
 	WRITE_ONCE(s->waiting, 1);
+	/* pairs with smp_mb() in magnet_kick_reader() */
 	smp_mb();
 	if (rd->meta_off < rd->meta_len || magnet_stream_has_data(s))
 		mask |= EPOLLIN | EPOLLRDNORM;
