@@ -25,7 +25,8 @@ static __always_inline void magnet_kick_reader(struct magnet_stream *s,
 		irq_work_queue(&r->wake);
 }
 
-void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
+/* Write one event of @pt into this CPU's ring of @s. */
+void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
 		  u64 abstract_id, const void *payload, u16 len)
 {
 	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
@@ -34,7 +35,6 @@ void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 	u64 now;
 	void *rec;
 
-	this_cpu_inc(*pt->hits);
 	if (unlikely(in_nmi())) {
 		local64_inc(&this_cpu_ptr(s->rings)->nmi_lost);
 		return;
@@ -61,6 +61,20 @@ void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 	local_irq_restore(flags);
 
 	magnet_kick_reader(s, r);
+}
+
+/*
+ * @s is the point's stream, its default route; filters (kmod/filter.c)
+ * may drop, sample or redirect the event before anything is copied.
+ */
+void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
+		  u64 abstract_id, const void *payload, u16 len)
+{
+	this_cpu_inc(*pt->hits);
+	if (unlikely(READ_ONCE(magnet_filters_active)) &&
+	    magnet_filter_add(pt, s, abstract_id, payload, len))
+		return;
+	magnet_write(pt, s, abstract_id, payload, len);
 }
 EXPORT_SYMBOL_GPL(__magnet_add);
 

@@ -255,6 +255,7 @@ static void magnet_db_stream_kill(struct magnet_stream *s)
 		if (rcu_access_pointer(pt->stream) == s)
 			magnet_db_point_disable(pt);
 	}
+	magnet_filters_stream_gone(s);
 	/* losses up to now reach the readers, who drain and then see EOF */
 	magnet_stream_flush(s);
 	magnetfs_remove_stream(s);
@@ -288,6 +289,7 @@ void magnet_db_teardown(void)
 	mutex_lock(&magnet_db.lock);
 	list_for_each_entry_safe(s, tmp, &magnet_db.streams, node)
 		magnet_db_stream_kill(s);
+	magnet_filters_teardown();
 	mutex_unlock(&magnet_db.lock);
 	WARN_ON(!list_empty(&magnet_db.points));
 	idr_destroy(&magnet_ids);

@@ -11,12 +11,16 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/netlink.h>
+#include <net/netlink.h>
 #include <magnet/magnet.h>
 #include "../magnetfs/ring.h"
 
 #define MAGNET_VERSION "0.1.0"
 
 struct dentry;
+struct genl_info;
+struct netlink_callback;
+struct sk_buff;
 
 struct magnet_stream {
 	char name[MAGNET_NAME_MAX];
@@ -71,6 +75,16 @@ void magnet_stream_flush(struct magnet_stream *s);
 bool magnet_stream_has_data(struct magnet_stream *s);
 u64 magnet_point_hits(struct magnet_point *pt);
 
+/* add.c: write one event into @s (no filtering) */
+void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
+		  u64 abstract_id, const void *payload, u16 len);
+
+/* filter.c */
+bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
+		       u64 abstract_id, const void *payload, u16 len);
+void magnet_filters_stream_gone(struct magnet_stream *s);
+void magnet_filters_teardown(void);
+
 /* magnetfs/stream_file.c */
 int magnetfs_init(void);
 void magnetfs_exit(void);
@@ -87,6 +101,21 @@ int magnetk_call(int (*fn)(void *arg), void *arg);
 int magnet_genl_init(void);
 void magnet_genl_exit(void);
 void magnet_genl_notify_point(struct magnet_point *pt, bool added);
+
+/* netlink.c helpers for the object files (filter_nl.c, ...) */
+typedef int (*magnet_put_fn)(struct sk_buff *skb, void *obj);
+int magnet_nl_run(int (*fn)(struct genl_info *info), struct genl_info *info);
+int magnet_nl_reply(struct genl_info *info, u8 cmd, magnet_put_fn put,
+		    void *obj);
+int magnet_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+		       u8 cmd, magnet_put_fn put, void *obj);
+
+/* filter_nl.c */
+extern const struct nla_policy magnet_filter_policy[MAGNET_FILTER_A_MAX + 1];
+int magnet_nl_filter_new(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_filter_del(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_filter_get(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_filter_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* status.c */
 int magnet_status_init(struct dentry *dir);

@@ -20,6 +20,8 @@ static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 	[MAGNET_A_STREAM_NAME]		= { .type = NLA_NUL_STRING, .len = MAGNET_NAME_MAX - 1 },
 	[MAGNET_A_STREAM_SUBBUF_SIZE]	= { .type = NLA_U32 },
 	[MAGNET_A_STREAM_SUBBUF_COUNT]	= { .type = NLA_U32 },
+	[MAGNET_A_FILTER]		= _NLA_POLICY_NESTED(MAGNET_FILTER_A_MAX,
+							     magnet_filter_policy),
 };
 
 enum {
@@ -368,6 +370,18 @@ static int magnet_nl_stream_get(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* For the object files (filter_nl.c, ...): same helpers as above. */
+int magnet_nl_run(int (*fn)(struct genl_info *info), struct genl_info *info)
+{
+	return run_locked(fn, info);
+}
+
+int magnet_nl_reply(struct genl_info *info, u8 cmd, magnet_put_fn put,
+		    void *obj)
+{
+	return reply_obj(info, cmd, put, obj);
+}
+
 /* ---- dumps: cb->args[0] is the index of the next object ------------- */
 
 static int dump_one(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
@@ -385,6 +399,12 @@ static int dump_one(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
 	}
 	genlmsg_end(skb, hdr);
 	return 0;
+}
+
+int magnet_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
+		       u8 cmd, magnet_put_fn put, void *obj)
+{
+	return dump_one(skb, cb, cmd, put, obj);
 }
 
 static int magnet_nl_probe_dump(struct sk_buff *skb, struct netlink_callback *cb)
@@ -467,6 +487,21 @@ static const struct genl_small_ops magnet_genl_ops[] = {
 		.cmd	= MAGNET_CMD_STREAM_FLUSH,
 		.doit	= magnet_nl_stream_flush,
 		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_FILTER_NEW,
+		.doit	= magnet_nl_filter_new,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_FILTER_DEL,
+		.doit	= magnet_nl_filter_del,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_FILTER_GET,
+		.doit	= magnet_nl_filter_get,
+		.dumpit	= magnet_nl_filter_dump,
 	},
 };
 

@@ -99,4 +99,24 @@ static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
 	rcu_read_unlock_sched_notrace();
 }
 
+/*
+ * Cheap early exit for a hook, before it gathers its payload: false when
+ * the point is disabled or a filter would certainly refuse the event
+ * (a drop filter, or a time-sampling filter whose period has not run
+ * out; the refusal is counted).  When it returns true, call magnet_add().
+ * 1-in-N count sampling is decided by magnet_add() only.
+ */
+extern int magnet_filters_active;
+bool __magnet_wants(struct magnet_point *pt, u64 abstract_id);
+
+static __always_inline bool magnet_wants(struct magnet_point *pt,
+					 u64 abstract_id)
+{
+	if (!magnet_point_enabled(pt))
+		return false;
+	if (likely(!READ_ONCE(magnet_filters_active)))
+		return true;
+	return __magnet_wants(pt, abstract_id);
+}
+
 #endif /* _MAGNET_MAGNET_H */

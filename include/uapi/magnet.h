@@ -248,6 +248,43 @@ enum magnet_attr {
 };
 #define MAGNET_A_MAX (__MAGNET_A_MAX - 1)
 
+/*
+ * Filters (docs/FILTERS.md), nested in MAGNET_A_FILTER.  A key attribute
+ * left out is a wildcard.  Among the filters matching an event the most
+ * specific (most keys given) wins, then the higher PRIORITY, then the
+ * older filter; only that one acts.
+ */
+enum magnet_filter_action {
+	MAGNET_FILTER_DELIVER	= 0,	/* to STREAMs, or the point's stream */
+	MAGNET_FILTER_DROP	= 1,	/* refuse the event */
+	__MAGNET_FILTER_ACTION_MAX,
+};
+
+enum magnet_filter_attr {
+	MAGNET_FILTER_A_UNSPEC,
+	MAGNET_FILTER_A_PAD,
+	MAGNET_FILTER_A_NAME,		/* string: unique filter name */
+	MAGNET_FILTER_A_EVENT,		/* u32: event ID (key) */
+	MAGNET_FILTER_A_CPU,		/* u32: CPU (key) */
+	MAGNET_FILTER_A_ABSTRACT_ID,	/* u64: abstract ID (key) */
+	MAGNET_FILTER_A_PID,		/* u32: thread ID (key; 0 = irq context) */
+	MAGNET_FILTER_A_TGID,		/* u32: process ID (key) */
+	MAGNET_FILTER_A_CGROUP,		/* u64: cgroup v2 ID (key) */
+	MAGNET_FILTER_A_PRIORITY,	/* s32: higher first, same specificity */
+	MAGNET_FILTER_A_ACTION,		/* u32: enum magnet_filter_action */
+	MAGNET_FILTER_A_STREAM,		/* string, repeatable: deliver there */
+	MAGNET_FILTER_A_SAMPLE_EVERY,	/* u32 N: deliver 1 in N matches */
+	MAGNET_FILTER_A_SAMPLE_PERIOD,	/* u64 ns: at most 1 per period */
+	MAGNET_FILTER_A_MATCHED,	/* u64: events it was chosen for */
+	MAGNET_FILTER_A_DELIVERED,	/* u64: events it passed on */
+	MAGNET_FILTER_A_DROPPED,	/* u64: refused (drop or unsampled) */
+	__MAGNET_FILTER_A_MAX,
+};
+#define MAGNET_FILTER_A_MAX (__MAGNET_FILTER_A_MAX - 1)
+
+#define MAGNET_FILTER_STREAMS_MAX	4	/* STREAM attributes per filter */
+#define MAGNET_FILTERS_MAX		256
+
 /* Stream geometry limits, checked with an extack message each. */
 #define MAGNET_SUBBUF_SIZE_MIN		4096
 #define MAGNET_SUBBUF_SIZE_MAX		(16u << 20)
