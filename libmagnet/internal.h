@@ -21,11 +21,23 @@ struct magnet_decoder {
 	struct magnet_evinfo ev[MAGNET_EVENT_MAX + 1];
 };
 
+/* fields.c: MAGNET_REC_FIELDS decoding; false leaves the record raw */
+bool magnet_decode_fields(const struct magnet_decoder *d, struct magnet_rec *r);
+
 struct nlmsgerr;
 /* Not exported: the family name is a parameter for tests only. */
 int magnet_ctl_open_family(const char *family, struct magnet_ctl **out);
 int magnet_ctl_request_raw(struct magnet_ctl *h, __u8 cmd, int flags,
 			   int attr, const void *data, size_t len);
 bool magnet_parse_extack(const struct nlmsgerr *e, char *buf, size_t len);
+
+/* nl.c requests for the object files (filter.c, ...) */
+struct nl_msg;
+struct nlattr;
+typedef int (*magnet_nl_parse_fn)(struct nlattr **tb, void *arg);
+struct nl_msg *magnet_nl_req_new(struct magnet_ctl *h, __u8 cmd, int flags);
+int magnet_nl_req_run(struct magnet_ctl *h, struct nl_msg *msg,
+		      magnet_nl_parse_fn parse, void *arg);
+int magnet_nl_set_error(struct magnet_ctl *h, int err);
 
 #endif /* LIBMAGNET_INTERNAL_H */

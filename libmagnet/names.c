@@ -17,6 +17,14 @@ static const char *const payload_names[] = {
 	[MAGNET_PAYLOAD_NONE]	= "none",
 	[MAGNET_PAYLOAD_NET]	= "net",
 	[MAGNET_PAYLOAD_RAW]	= "raw",
+	[MAGNET_PAYLOAD_SCHED_SWITCH] = "sched_switch",
+	[MAGNET_PAYLOAD_SCHED_PROC] = "sched_proc",
+	[MAGNET_PAYLOAD_SCHED_EXEC] = "sched_exec",
+	[MAGNET_PAYLOAD_FAULT]	= "fault",
+	[MAGNET_PAYLOAD_PAGE]	= "page",
+	[MAGNET_PAYLOAD_TCP]	= "tcp",
+	[MAGNET_PAYLOAD_IP]	= "ip",
+	[MAGNET_PAYLOAD_KPROBE]	= "kprobe",
 };
 
 const char *magnet_layer_name(__u32 layer)

@@ -247,6 +247,8 @@ static int decode_payload(struct magnet_decoder *d, struct magnet_rec *r,
 	r->payload_type = ev->payload;
 	if (ev->name[0] && ev->payload == MAGNET_PAYLOAD_NET)
 		decode_net(d, r);
+	else if (ev->name[0])
+		magnet_decode_fields(d, r);
 	return 0;
 }
 

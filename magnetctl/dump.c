@@ -60,6 +60,35 @@ static void print_sysinfo(const struct magnet_sysinfo *si)
 	out_close_object();
 }
 
+/* A table-described payload: each field by name (-j), under its type. */
+static void print_fields(const struct magnet_rec *r)
+{
+	const struct magnet_field *f;
+	unsigned int i, n;
+	char buf[128];
+
+	f = magnet_payload_fields(r->payload_type, &n);
+	if (!f)
+		return;
+	out_open_object(magnet_payload_name(r->payload_type));
+	for (i = 0; i < n; i++) {
+		switch (f[i].kind) {
+		case MAGNET_FIELD_STR:
+			out_string(f[i].name, NULL,
+				   magnet_rec_field_str(r, &f[i], buf,
+							sizeof(buf)));
+			break;
+		case MAGNET_FIELD_INT:
+			out_int(f[i].name, NULL, (int64_t)r->u.fields[i]);
+			break;
+		default:
+			out_uint(f[i].name, NULL, r->u.fields[i]);
+			break;
+		}
+	}
+	out_close_object();
+}
+
 static void print_payload(const struct magnet_rec *r)
 {
 	switch (r->kind) {
@@ -88,6 +117,9 @@ static void print_payload(const struct magnet_rec *r)
 		out_uint("gso_size", NULL, r->u.net.gso_size);
 		out_uint("gso_segs", NULL, r->u.net.gso_segs);
 		out_close_object();
+		break;
+	case MAGNET_REC_FIELDS:
+		print_fields(r);
 		break;
 	case MAGNET_REC_PLAIN:
 		break;

@@ -89,6 +89,18 @@ void out_uint(const char *k, const char *fmt, uint64_t v)
 	}
 }
 
+void out_int(const char *k, const char *fmt, int64_t v)
+{
+	if (jw) {
+		if (k) {
+			key(k);
+			jw_int(jw, v);
+		}
+	} else if (fmt) {
+		fprintf(out_file, fmt, (long long)v);
+	}
+}
+
 void out_bool(const char *k, const char *fmt, bool v)
 {
 	if (jw) {

@@ -131,6 +131,14 @@ enum magnet_payload_type {
 	MAGNET_PAYLOAD_NONE	= 0,
 	MAGNET_PAYLOAD_NET	= 1,	/* struct magnet_net_payload */
 	MAGNET_PAYLOAD_RAW	= 2,	/* opaque bytes */
+	MAGNET_PAYLOAD_SCHED_SWITCH = 3, /* struct magnet_sched_switch_payload */
+	MAGNET_PAYLOAD_SCHED_PROC = 4,	/* struct magnet_sched_proc_payload */
+	MAGNET_PAYLOAD_SCHED_EXEC = 5,	/* struct magnet_sched_exec_payload */
+	MAGNET_PAYLOAD_FAULT	= 6,	/* struct magnet_fault_payload */
+	MAGNET_PAYLOAD_PAGE	= 7,	/* struct magnet_page_payload */
+	MAGNET_PAYLOAD_TCP	= 8,	/* struct magnet_tcp_payload */
+	MAGNET_PAYLOAD_IP	= 9,	/* struct magnet_ip_payload [+ bytes] */
+	MAGNET_PAYLOAD_KPROBE	= 10,	/* struct magnet_kprobe_payload */
 	__MAGNET_PAYLOAD_MAX,
 };
 
@@ -175,6 +183,161 @@ struct magnet_net_payload {
 	__u16 gso_size;
 	__u16 gso_segs;
 };
+
+/*
+ * Payloads of the probe library (docs/PROBES.md).  Task IDs are global
+ * (initial PID namespace) thread and process IDs; comm fields are
+ * NUL-padded task names.  No field holds a kernel address.
+ */
+#define MAGNET_COMM_LEN		16
+
+/*
+ * sched_switch: @prev stops running on @cpu, @next starts.
+ * @prev_state: 0 when @prev was preempted while runnable, else its
+ * TASK_* state bits (1 interruptible sleep, 2 uninterruptible, ...).
+ */
+struct magnet_sched_switch_payload {
+	__u32 prev_pid;
+	__u32 prev_tgid;
+	__u32 next_pid;
+	__u32 next_tgid;
+	__u32 prev_state;
+	__s32 prev_prio;
+	__s32 next_prio;
+	__u32 cpu;
+	char prev_comm[MAGNET_COMM_LEN];
+	char next_comm[MAGNET_COMM_LEN];
+};
+
+/*
+ * sched_fork: @pid/@tgid the child, @ppid/@ptgid the task that forked it.
+ * sched_exit: @pid/@tgid the exiting thread, @ppid/@ptgid its parent
+ * process, @exit_code the wait status (code << 8 | signal).
+ */
+struct magnet_sched_proc_payload {
+	__u32 pid;
+	__u32 tgid;
+	__u32 ppid;
+	__u32 ptgid;
+	__s32 exit_code;
+	__u32 flags;		/* MAGNET_SCHED_F_* */
+	char comm[MAGNET_COMM_LEN];
+};
+
+#define MAGNET_SCHED_F_THREAD	0x1	/* fork: a thread (same tgid) */
+
+/* sched_exec: @pid now runs @filename (tail kept if longer). */
+struct magnet_sched_exec_payload {
+	__u32 pid;
+	__u32 tgid;
+	__u32 old_pid;		/* thread ID before exec (a non-leader exec) */
+	__u32 reserved;
+	char comm[MAGNET_COMM_LEN];
+	char filename[64];
+};
+
+/*
+ * Page faults.  @address is a user virtual address, present only with
+ * MAGNET_FAULT_F_ADDR (never a kernel address); @ip is the user
+ * instruction pointer of a fault in user mode, else 0.  @error_code is the
+ * architecture's raw code (x86: X86_PF_* bits).
+ */
+struct magnet_fault_payload {
+	__u64 address;
+	__u64 ip;
+	__u32 error_code;
+	__u32 flags;		/* MAGNET_FAULT_F_* */
+};
+
+#define MAGNET_FAULT_F_WRITE	0x01	/* write access */
+#define MAGNET_FAULT_F_USER	0x02	/* fault in user mode */
+#define MAGNET_FAULT_F_PROT	0x04	/* page present: protection fault */
+#define MAGNET_FAULT_F_INSTR	0x08	/* instruction fetch */
+#define MAGNET_FAULT_F_ADDR	0x10	/* @address holds a user address */
+
+/*
+ * Page allocator: 2^@order pages allocated or freed.  No page pointer and
+ * no frame number.  @migratetype and @gfp_flags are -1/0 on free.
+ */
+struct magnet_page_payload {
+	__u32 order;
+	__u32 gfp_flags;	/* gfp_t bits of the allocation */
+	__s32 migratetype;	/* MIGRATE_* of the allocation */
+	__s32 node;		/* NUMA node of the pages, -1 unknown */
+	__u32 flags;		/* MAGNET_PAGE_F_* */
+	__u32 reserved;
+};
+
+#define MAGNET_PAGE_F_FAILED	0x1	/* allocation failed */
+
+/*
+ * TCP connection state at a segment (the papers' magnet_tcp): ports in
+ * host order, windows in bytes, @srtt_us smoothed RTT, @rto_us the
+ * retransmission timeout, sequence numbers as the kernel keeps them,
+ * @tcp_flags the segment's header flags (FIN 0x01 SYN 0x02 RST 0x04
+ * PSH 0x08 ACK 0x10 URG 0x20 ECE 0x40 CWR 0x80).
+ */
+struct magnet_tcp_payload {
+	__u16 sport;
+	__u16 dport;
+	__u8 family;		/* AF_INET / AF_INET6 */
+	__u8 state;		/* TCP_ESTABLISHED ... */
+	__u8 ca_state;		/* TCP_CA_Open ... */
+	__u8 tcp_flags;
+	__u32 len;		/* segment payload bytes */
+	__u32 snd_wnd;
+	__u32 rcv_wnd;
+	__u32 snd_cwnd;		/* packets */
+	__u32 snd_ssthresh;	/* packets */
+	__u32 srtt_us;
+	__u32 rto_us;
+	__u32 packets_out;
+	__u32 retrans_out;
+	__u32 write_seq;
+	__u32 copied_seq;
+	__u32 snd_nxt;
+	__u32 snd_una;
+	__u32 rcv_nxt;
+	__u32 mss_cache;
+};
+
+/*
+ * IPv4 header of a packet (the papers' magnet_ip), host order.  @hdr_len
+ * bytes of the packet from its IP header on follow the struct when the
+ * probe module is asked for them (magnet_tcpip.ko hdr_bytes=N).
+ */
+struct magnet_ip_payload {
+	__u8 version;
+	__u8 ihl;		/* header length in 32-bit words */
+	__u8 tos;
+	__u8 ttl;
+	__u8 protocol;
+	__u8 frag_flags;	/* DF 0x2, MF 0x1 */
+	__u16 frag_off;		/* fragment offset, 8-byte units */
+	__u16 id;
+	__u16 tot_len;
+	__u32 ifindex;
+	__u32 len;		/* skb->len */
+	__u16 hdr_len;		/* packet bytes that follow */
+	__u16 flags;		/* MAGNET_NET_F_TX / _RX */
+};
+
+/*
+ * Run-time kprobe (MAGNET_CMD_KPROBE_NEW): the asked-for arguments and,
+ * for a kretprobe, the return value.  @valid has bit i for arg[i] and
+ * MAGNET_KPROBE_V_RET for @ret.  A value that is a kernel address is
+ * replaced by a keyed hash of it and its bit set in @hashed.
+ */
+struct magnet_kprobe_payload {
+	__u16 valid;
+	__u16 hashed;
+	__u32 reserved;
+	__u64 arg[6];
+	__u64 ret;
+};
+
+#define MAGNET_KPROBE_NARGS	6
+#define MAGNET_KPROBE_V_RET	0x40
 
 /* ------------------------------------------------------------------ */
 /* Generic netlink family                                              */
@@ -295,6 +458,24 @@ enum magnet_filter_attr {
 #define MAGNET_STREAM_BYTES_MAX		(256u << 20)	/* per CPU */
 #define MAGNET_STREAMS_MAX		64
 
+/*
+ * Run-time kprobes, nested in MAGNET_A_KPROBE.  KPROBE_NEW creates a
+ * point named NAME (its event ID comes back in MAGNET_A_PROBE_ID) that
+ * records the arguments of ARGS and, for a kretprobe, the return value
+ * (struct magnet_kprobe_payload); KPROBE_DEL removes it (NAME).
+ */
+enum magnet_kprobe_attr {
+	MAGNET_KPROBE_A_UNSPEC,
+	MAGNET_KPROBE_A_NAME,		/* string: the new point's name */
+	MAGNET_KPROBE_A_SYMBOL,		/* string: kernel function */
+	MAGNET_KPROBE_A_OFFSET,		/* u32: bytes into it (kprobe only) */
+	MAGNET_KPROBE_A_RETPROBE,	/* flag: a kretprobe */
+	MAGNET_KPROBE_A_ARGS,		/* u32: bit i records argument i (0..5) */
+	__MAGNET_KPROBE_A_MAX,
+};
+#define MAGNET_KPROBE_A_MAX (__MAGNET_KPROBE_A_MAX - 1)
+#define MAGNET_KPROBES_MAX		64	/* run-time kprobes at once */
+
 /* ------------------------------------------------------------------ */
 /* Stream file ioctls (magnetfs)                                       */
 /* ------------------------------------------------------------------ */
@@ -316,6 +497,22 @@ struct magnet_stream_stats {
 #define MAGNET_IOC_GET_STATS	_IOR(MAGNET_IOC_MAGIC, 0x01, struct magnet_stream_stats)
 /* Write pending LOST records on every CPU so a reader sees all losses. */
 #define MAGNET_IOC_FLUSH	_IO(MAGNET_IOC_MAGIC, 0x02)
-/* 0x10..0x1f: watermark, timeout and minimum-count (docs/IOCTL.md). */
+/*
+ * The read rule of one open file (docs/IOCTL.md): a read completes when
+ * at least WATERMARK bytes and MIN_EVENTS probe events are in the stream
+ * (and at least one record), or when TIMEOUT milliseconds have passed
+ * (then with what there is), or when the stream is deleted.
+ * WATERMARK: 0..subbuf_size * subbuf_count (one CPU's ring), default 0.
+ * TIMEOUT: 0 (none, the default) .. MAGNET_TIMEOUT_MAX_MS.
+ * MIN_EVENTS: 0..subbuf_size * subbuf_count / MAGNET_REC_HDR_SIZE.
+ */
+#define MAGNET_TIMEOUT_MAX_MS		(24ll * 3600 * 1000)
+#define MAGNET_IOC_GET_WATERMARK	_IOR(MAGNET_IOC_MAGIC, 0x10, __u64)
+#define MAGNET_IOC_SET_WATERMARK	_IOW(MAGNET_IOC_MAGIC, 0x11, __u64)
+#define MAGNET_IOC_GET_TIMEOUT		_IOR(MAGNET_IOC_MAGIC, 0x12, __s64)
+#define MAGNET_IOC_SET_TIMEOUT		_IOW(MAGNET_IOC_MAGIC, 0x13, __s64)
+#define MAGNET_IOC_GET_MIN_EVENTS	_IOR(MAGNET_IOC_MAGIC, 0x14, __u64)
+#define MAGNET_IOC_SET_MIN_EVENTS	_IOW(MAGNET_IOC_MAGIC, 0x15, __u64)
+/* 0x16..0x1f: reserved for more read tuning. */
 
 #endif /* _UAPI_MAGNET_H */

@@ -108,6 +108,48 @@ LIBMAGNET_API int magnet_stream_get(struct magnet_ctl *h, const char *name,
 				    struct magnet_stream_info *s);
 LIBMAGNET_API int magnet_stream_flush(struct magnet_ctl *h, const char *name);
 
+/*
+ * Filters (docs/FILTERS.md).  @keys says which key fields are given
+ * (MAGNET_FILTER_KEY_*); the others are wildcards.  Counters are
+ * filled by magnet_filter_get()/magnet_filter_list() only.
+ */
+#define MAGNET_FILTER_KEY_EVENT		0x01
+#define MAGNET_FILTER_KEY_CPU		0x02
+#define MAGNET_FILTER_KEY_ABSTRACT_ID	0x04
+#define MAGNET_FILTER_KEY_PID		0x08
+#define MAGNET_FILTER_KEY_TGID		0x10
+#define MAGNET_FILTER_KEY_CGROUP	0x20
+
+struct magnet_filter_info {
+	char name[MAGNET_NAME_MAX];
+	__u32 keys;
+	__u32 event;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u64 abstract_id;
+	__u64 cgroup;			/* cgroup v2 ID (its inode number) */
+	__s32 priority;
+	__u32 action;			/* enum magnet_filter_action */
+	__u32 sample_every;		/* 0: no count sampling */
+	__u64 sample_period_ns;		/* 0: no time sampling */
+	unsigned int nr_streams;	/* 0: the point's own stream */
+	char streams[MAGNET_FILTER_STREAMS_MAX][MAGNET_NAME_MAX];
+	__u64 matched;
+	__u64 delivered;
+	__u64 dropped;
+};
+
+typedef int (*magnet_filter_cb)(const struct magnet_filter_info *f, void *ctx);
+
+LIBMAGNET_API int magnet_filter_add(struct magnet_ctl *h,
+				    const struct magnet_filter_info *f);
+LIBMAGNET_API int magnet_filter_del(struct magnet_ctl *h, const char *name);
+LIBMAGNET_API int magnet_filter_get(struct magnet_ctl *h, const char *name,
+				    struct magnet_filter_info *f);
+LIBMAGNET_API int magnet_filter_list(struct magnet_ctl *h, magnet_filter_cb cb,
+				     void *ctx);
+
 /* Names of enum values ("socket", "net", ...); "?" when unknown. */
 LIBMAGNET_API const char *magnet_layer_name(__u32 layer);
 LIBMAGNET_API const char *magnet_payload_name(__u32 payload);
@@ -143,7 +185,11 @@ enum magnet_rec_kind {
 	MAGNET_REC_LOST,	/* u.lost */
 	MAGNET_REC_EVENTDEF,	/* u.eventdef */
 	MAGNET_REC_NET,		/* u.net */
+	MAGNET_REC_FIELDS,	/* u.fields, described by magnet_payload_fields() */
 };
+
+/* Most fields of a table-described payload (MAGNET_REC_FIELDS). */
+#define MAGNET_REC_FIELDS_MAX	24
 
 /*
  * One decoded record.  Header fields and the decoded payload (u) are in
@@ -163,8 +209,40 @@ struct magnet_rec {
 		struct magnet_lost lost;
 		struct magnet_eventdef eventdef;
 		struct magnet_net_payload net;
+		/*
+		 * MAGNET_REC_FIELDS: value of field i of
+		 * magnet_payload_fields(payload_type), host order, signed
+		 * ones sign-extended; strings: magnet_rec_field_str().
+		 */
+		__u64 fields[MAGNET_REC_FIELDS_MAX];
 	} u;
 };
+
+/*
+ * Payload fields by name (the probe library's payloads: sched, memory,
+ * TCP/IP, run-time kprobes).  MAGNET_PAYLOAD_NET keeps its own struct.
+ */
+enum magnet_field_kind {
+	MAGNET_FIELD_UINT,
+	MAGNET_FIELD_INT,
+	MAGNET_FIELD_HEX,	/* unsigned, best shown in hex */
+	MAGNET_FIELD_STR,	/* NUL-padded char array of @size bytes */
+};
+
+struct magnet_field {
+	const char *name;
+	__u16 offset;		/* in the payload */
+	__u16 size;		/* bytes: 1, 2, 4, 8, or the array's size */
+	__u16 kind;		/* enum magnet_field_kind */
+};
+
+/* Fields of payload type @payload (NULL and *nr = 0 if not described). */
+LIBMAGNET_API const struct magnet_field *magnet_payload_fields(__u32 payload,
+							       unsigned int *nr);
+/* String field @f of a MAGNET_REC_FIELDS record, copied into @buf. */
+LIBMAGNET_API const char *magnet_rec_field_str(const struct magnet_rec *r,
+					       const struct magnet_field *f,
+					       char *buf, size_t len);
 
 struct magnet_decoder;
 

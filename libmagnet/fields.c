@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Payloads of the probe library described field by field, so that one
+ * decoder (and magnetctl dump -j) handles them all by name: a table per
+ * MAGNET_PAYLOAD_* type of (name, offset, size, kind), built from the
+ * UAPI structs with offsetof/sizeof.
+ */
+#include <stddef.h>
+#include <string.h>
+#include <byteswap.h>
+
+#include "internal.h"
+
+#define F(type, member, k)						\
+	{ #member, offsetof(type, member),				\
+	  sizeof(((type *)0)->member), MAGNET_FIELD_##k }
+#define FN(name, type, member, k)					\
+	{ name, offsetof(type, member),					\
+	  sizeof(((type *)0)->member), MAGNET_FIELD_##k }
+
+#define SW struct magnet_sched_switch_payload
+static const struct magnet_field sched_switch_fields[] = {
+	F(SW, prev_pid, UINT), F(SW, prev_tgid, UINT),
+	F(SW, next_pid, UINT), F(SW, next_tgid, UINT),
+	F(SW, prev_state, UINT), F(SW, prev_prio, INT),
+	F(SW, next_prio, INT), F(SW, cpu, UINT),
+	F(SW, prev_comm, STR), F(SW, next_comm, STR),
+};
+
+#define SP struct magnet_sched_proc_payload
+static const struct magnet_field sched_proc_fields[] = {
+	F(SP, pid, UINT), F(SP, tgid, UINT), F(SP, ppid, UINT),
+	F(SP, ptgid, UINT), F(SP, exit_code, INT), F(SP, flags, HEX),
+	F(SP, comm, STR),
+};
+
+#define SE struct magnet_sched_exec_payload
+static const struct magnet_field sched_exec_fields[] = {
+	F(SE, pid, UINT), F(SE, tgid, UINT), F(SE, old_pid, UINT),
+	F(SE, comm, STR), F(SE, filename, STR),
+};
+
+#define FA struct magnet_fault_payload
+static const struct magnet_field fault_fields[] = {
+	F(FA, address, HEX), F(FA, ip, HEX), F(FA, error_code, HEX),
+	F(FA, flags, HEX),
+};
+
+#define PG struct magnet_page_payload
+static const struct magnet_field page_fields[] = {
+	F(PG, order, UINT), F(PG, gfp_flags, HEX), F(PG, migratetype, INT),
+	F(PG, node, INT), F(PG, flags, HEX),
+};
+
+#define TC struct magnet_tcp_payload
+static const struct magnet_field tcp_fields[] = {
+	F(TC, sport, UINT), F(TC, dport, UINT), F(TC, family, UINT),
+	F(TC, state, UINT), F(TC, ca_state, UINT), F(TC, tcp_flags, HEX),
+	F(TC, len, UINT), F(TC, snd_wnd, UINT), F(TC, rcv_wnd, UINT),
+	F(TC, snd_cwnd, UINT), F(TC, snd_ssthresh, UINT),
+	F(TC, srtt_us, UINT), F(TC, rto_us, UINT), F(TC, packets_out, UINT),
+	F(TC, retrans_out, UINT), F(TC, write_seq, UINT),
+	F(TC, copied_seq, UINT), F(TC, snd_nxt, UINT), F(TC, snd_una, UINT),
+	F(TC, rcv_nxt, UINT), F(TC, mss_cache, UINT),
+};
+
+#define IP struct magnet_ip_payload
+static const struct magnet_field ip_fields[] = {
+	F(IP, version, UINT), F(IP, ihl, UINT), F(IP, tos, HEX),
+	F(IP, ttl, UINT), F(IP, protocol, UINT), F(IP, frag_flags, HEX),
+	F(IP, frag_off, UINT), F(IP, id, UINT), F(IP, tot_len, UINT),
+	F(IP, ifindex, UINT), F(IP, len, UINT), F(IP, hdr_len, UINT),
+	F(IP, flags, HEX),
+};
+
+#define KP struct magnet_kprobe_payload
+static const struct magnet_field kprobe_fields[] = {
+	F(KP, valid, HEX), F(KP, hashed, HEX),
+	FN("arg0", KP, arg[0], HEX), FN("arg1", KP, arg[1], HEX),
+	FN("arg2", KP, arg[2], HEX), FN("arg3", KP, arg[3], HEX),
+	FN("arg4", KP, arg[4], HEX), FN("arg5", KP, arg[5], HEX),
+	F(KP, ret, HEX),
+};
+
+struct field_table {
+	const struct magnet_field *f;
+	unsigned int n;
+	size_t size;		/* the payload struct: shorter is left raw */
+};
+
+#define T(type, arr) { arr, sizeof(arr) / sizeof(arr[0]), sizeof(type) }
+
+static const struct field_table tables[] = {
+	[MAGNET_PAYLOAD_SCHED_SWITCH]	= T(SW, sched_switch_fields),
+	[MAGNET_PAYLOAD_SCHED_PROC]	= T(SP, sched_proc_fields),
+	[MAGNET_PAYLOAD_SCHED_EXEC]	= T(SE, sched_exec_fields),
+	[MAGNET_PAYLOAD_FAULT]		= T(FA, fault_fields),
+	[MAGNET_PAYLOAD_PAGE]		= T(PG, page_fields),
+	[MAGNET_PAYLOAD_TCP]		= T(TC, tcp_fields),
+	[MAGNET_PAYLOAD_IP]		= T(IP, ip_fields),
+	[MAGNET_PAYLOAD_KPROBE]		= T(KP, kprobe_fields),
+};
+
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+const struct magnet_field *magnet_payload_fields(__u32 payload,
+						 unsigned int *nr)
+{
+	if (payload >= NTABLES || !tables[payload].f) {
+		if (nr)
+			*nr = 0;
+		return NULL;
+	}
+	if (nr)
+		*nr = tables[payload].n;
+	return tables[payload].f;
+}
+
+/*
+ * Fill r->u.fields from the raw payload of a table-described type.  Returns
+ * false (record left raw) for other types or a payload too short.
+ */
+bool magnet_decode_fields(const struct magnet_decoder *d, struct magnet_rec *r)
+{
+	const struct field_table *t;
+	const unsigned char *p = r->payload;
+	unsigned int i;
+
+	if (r->payload_type >= NTABLES || !tables[r->payload_type].f)
+		return false;
+	t = &tables[r->payload_type];
+	if (r->payload_len < t->size || t->n > MAGNET_REC_FIELDS_MAX)
+		return false;
+	for (i = 0; i < t->n; i++) {
+		const struct magnet_field *f = &t->f[i];
+		__u64 v = 0;
+		__u8 v8;
+		__u16 v16;
+		__u32 v32;
+
+		switch (f->kind == MAGNET_FIELD_STR ? 0 : f->size) {
+		case 1:
+			memcpy(&v8, p + f->offset, 1);
+			v = f->kind == MAGNET_FIELD_INT ? (__u64)(__s8)v8 : v8;
+			break;
+		case 2:
+			memcpy(&v16, p + f->offset, 2);
+			if (d->swapped)
+				v16 = bswap_16(v16);
+			v = f->kind == MAGNET_FIELD_INT ? (__u64)(__s16)v16 : v16;
+			break;
+		case 4:
+			memcpy(&v32, p + f->offset, 4);
+			if (d->swapped)
+				v32 = bswap_32(v32);
+			v = f->kind == MAGNET_FIELD_INT ? (__u64)(__s32)v32 : v32;
+			break;
+		case 8:
+			memcpy(&v, p + f->offset, 8);
+			if (d->swapped)
+				v = bswap_64(v);
+			break;
+		default:	/* strings are read from r->payload */
+			break;
+		}
+		r->u.fields[i] = v;
+	}
+	r->kind = MAGNET_REC_FIELDS;
+	return true;
+}
+
+/* Copy string field @f of @r into buf (NUL-terminated, at most len-1). */
+const char *magnet_rec_field_str(const struct magnet_rec *r,
+				 const struct magnet_field *f, char *buf,
+				 size_t len)
+{
+	size_t n;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (f->kind != MAGNET_FIELD_STR ||
+	    (size_t)f->offset + f->size > r->payload_len)
+		return buf;
+	n = strnlen((const char *)r->payload + f->offset, f->size);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, (const char *)r->payload + f->offset, n);
+	buf[n] = '\0';
+	return buf;
+}
