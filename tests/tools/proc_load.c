@@ -9,6 +9,10 @@
  *   proc_load touch N        map N fresh anonymous pages and write one
  *                            byte to each (N user write faults); prints
  *                            pid= base= pages= page_size=
+ *   proc_load kread N        map N fresh pages and read() N pages of
+ *                            /dev/zero into them: the kernel's copy to
+ *                            user space faults on each (kernel faults);
+ *                            prints pid= base= pages= page_size=
  *   proc_load write N COUNT  write COUNT bytes to /dev/null N times;
  *                            prints pid= fd=
  * Output is key=value words on one line, as the other tools.
@@ -63,6 +67,31 @@ static int do_touch(long n)
 	return 0;
 }
 
+static int do_kread(long n)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	ssize_t got = 0, r;
+	char *p;
+	int fd;
+
+	p = mmap(NULL, n * ps, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	fd = open("/dev/zero", O_RDONLY);
+	if (fd < 0)
+		die("/dev/zero");
+	while (got < n * ps) {
+		r = read(fd, p + got, n * ps - got);
+		if (r <= 0)
+			die("read");
+		got += r;
+	}
+	printf("pid=%d base=%#lx pages=%ld page_size=%ld\n", (int)getpid(),
+	       (unsigned long)p, n, ps);
+	return 0;
+}
+
 static int do_write(int n, size_t count)
 {
 	static char buf[65536];
@@ -88,8 +117,10 @@ int main(int argc, char **argv)
 		return do_fork(atoi(argv[2]), argc > 3 ? argv[3] : NULL);
 	if (argc == 3 && !strcmp(argv[1], "touch"))
 		return do_touch(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "kread"))
+		return do_kread(atol(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "write"))
 		return do_write(atoi(argv[2]), strtoul(argv[3], NULL, 0));
-	fprintf(stderr, "usage: proc_load fork N [PATH] | touch N | write N COUNT\n");
+	fprintf(stderr, "usage: proc_load fork N [PATH] | touch N | kread N | write N COUNT\n");
 	return 2;
 }
