@@ -19,9 +19,16 @@
 static __always_inline void magnet_kick_reader(struct magnet_stream *s,
 					       struct magnet_ring *r)
 {
-	/* pairs with the barrier in magnet_stream_wait() */
+	/* pairs with the barrier in reader_arm() (magnetfs/stream_file.c) */
 	smp_mb();
-	if (unlikely(READ_ONCE(s->waiting)))
+	/*
+	 * Only when some reader waits, and only when this ring grew by its
+	 * share of what the nearest reader's rule still lacks: if the rule
+	 * is met, at least one ring grew that much (magnetfs_set_kick()).
+	 */
+	if (unlikely(READ_ONCE(s->waiting)) &&
+	    (r->bytes >= READ_ONCE(r->kick_bytes) ||
+	     r->written >= READ_ONCE(r->kick_events)))
 		irq_work_queue(&r->wake);
 }
 

@@ -27,4 +27,30 @@ extern char magnet_extack_buf[MAGNET_EXTACK_LEN];
 	}								\
 } while (0)
 
+/*
+ * The first buffer of a user-backed iov_iter (read_iter of stream files
+ * copies whole records to one user buffer).  iter_iov_addr() and
+ * iter_iov_len() arrived in 6.4, which also made ITER_UBUF part of
+ * iter_iov(); 6.1 has ->ubuf and ->iov.  NULL for kernel iterators.
+ */
+#include <linux/uio.h>
+
+static inline void __user *magnet_iter_ubuf(const struct iov_iter *i,
+					    size_t *len)
+{
+	if (!user_backed_iter(i))
+		return NULL;
+#ifdef iter_iov_addr
+	*len = min(iov_iter_count(i), (size_t)iter_iov_len(i));
+	return iter_iov_addr(i);
+#else
+	if (iter_is_ubuf(i)) {
+		*len = iov_iter_count(i);
+		return i->ubuf + i->iov_offset;
+	}
+	*len = min(iov_iter_count(i), i->iov->iov_len - i->iov_offset);
+	return i->iov->iov_base + i->iov_offset;
+#endif
+}
+
 #endif /* _MAGNET_COMPAT_H */

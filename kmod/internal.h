@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <linux/spinlock.h>
 #include <linux/netlink.h>
 #include <net/netlink.h>
 #include <magnet/magnet.h>
@@ -35,6 +36,8 @@ struct magnet_stream {
 	struct mutex read_lock;		/* serializes readers */
 	wait_queue_head_t wq;
 	int waiting;			/* a reader sleeps: writers wake it */
+	spinlock_t lock;		/* @files, readers' notify bits; irq */
+	struct list_head files;		/* open files (magnetfs readers) */
 	atomic_t readers;
 	struct dentry *dentry;
 };
@@ -73,6 +76,7 @@ void magnet_stream_stats(struct magnet_stream *s,
 			 struct magnet_stream_stats *st);
 void magnet_stream_flush(struct magnet_stream *s);
 bool magnet_stream_has_data(struct magnet_stream *s);
+u64 magnet_stream_avail(struct magnet_stream *s, u64 *events);
 u64 magnet_point_hits(struct magnet_point *pt);
 
 /* add.c: write one event into @s (no filtering) */
@@ -91,6 +95,7 @@ void magnetfs_exit(void);
 int magnetfs_add_stream(struct magnet_stream *s);
 void magnetfs_remove_stream(struct magnet_stream *s);
 int magnetfs_stream_path(struct magnet_stream *s, char *buf, size_t len);
+void magnetfs_notify(struct magnet_stream *s);
 
 /* magnetk.c: run @fn in the magnetk thread and wait for its result */
 int magnetk_start(void);

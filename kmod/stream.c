@@ -16,8 +16,9 @@ static void magnet_stream_wake(struct irq_work *work)
 	struct magnet_ring *r = container_of(work, struct magnet_ring, wake);
 	struct magnet_stream *s = r->priv;
 
-	if (xchg(&s->waiting, 0))
-		wake_up_interruptible_all(&s->wq);
+	/* wakes, signals or completes only the readers whose rule is met */
+	if (READ_ONCE(s->waiting))
+		magnetfs_notify(s);
 }
 
 static void magnet_stream_free_rings(struct magnet_stream *s)
@@ -47,6 +48,8 @@ struct magnet_stream *magnet_stream_alloc(const char *name, u32 size,
 	INIT_LIST_HEAD(&s->node);
 	mutex_init(&s->read_lock);
 	init_waitqueue_head(&s->wq);
+	spin_lock_init(&s->lock);
+	INIT_LIST_HEAD(&s->files);
 	s->subbuf_size = size;
 	s->subbuf_count = count;
 	s->rings = alloc_percpu(struct magnet_ring);
@@ -130,6 +133,27 @@ bool magnet_stream_has_data(struct magnet_stream *s)
 		if (magnet_ring_has_data(per_cpu_ptr(s->rings, cpu)))
 			return true;
 	return false;
+}
+
+/*
+ * Bytes (all records) and probe events written and not yet read, from the
+ * per-ring counters: cheap, and racy by at most the records being
+ * committed on other CPUs right now.
+ */
+u64 magnet_stream_avail(struct magnet_stream *s, u64 *events)
+{
+	u64 bytes = 0, ev = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(s->rings, cpu);
+		u64 w = READ_ONCE(r->written), rd = READ_ONCE(r->read);
+
+		bytes += magnet_ring_fill(r);
+		ev += w > rd ? w - rd : 0;
+	}
+	*events = ev;
+	return bytes;
 }
 
 u64 magnet_point_hits(struct magnet_point *pt)

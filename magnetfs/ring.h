@@ -62,6 +62,14 @@ struct magnet_ring {
 	u64 read;			/* probe events delivered (reader) */
 	u64 bytes_read;			/* bytes delivered (reader) */
 
+	/*
+	 * Wake-up hints, written by the reader side: the writer queues
+	 * @wake only when @bytes or @written reached these (see
+	 * magnetfs_set_kick()).
+	 */
+	u64 kick_bytes;
+	u64 kick_events;
+
 	struct irq_work wake;		/* deferred reader wake-up */
 };
 

@@ -6,9 +6,21 @@
  * starts with a SYSINFO record and EVENTDEF records naming every
  * registered event ID; when probes register or unregister later, fresh
  * EVENTDEFs come before the next ring data.  Then read() drains the
- * per-CPU rings.  It blocks until at least one record is there (or fails
- * with EAGAIN under O_NONBLOCK), and returns 0 (end of file) once the
- * stream was deleted and everything recorded has been read.
+ * per-CPU rings.  Each open file has a read rule (watermark, minimum event
+ * count, timeout; docs/IOCTL.md): read() waits until the rule is met, the
+ * timeout expires (then it returns what there is, or ETIMEDOUT) or the
+ * stream is deleted, and returns 0 (end of file) once the stream was
+ * deleted and everything recorded has been read.  poll() and SIGIO
+ * (fasync) report readiness by the same rule; read_iter() queues
+ * asynchronous reads (libaio, io_uring) on the file and completes them
+ * from a work item.
+ *
+ * Notification: a reader that waits, polls, has SIGIO on or AIO pending
+ * sets its notify bits under s->lock and s->waiting; magnetfs_set_kick()
+ * tells each ring how much it must grow before the writer's irq_work
+ * (magnetfs_notify()) is worth running; magnetfs_notify() evaluates every
+ * armed reader's rule and wakes, signals or schedules only those whose
+ * rule is met.  Nothing here runs inside magnet_add().
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -19,7 +31,15 @@
 #include <linux/utsname.h>
 #include <linux/timekeeping.h>
 #include <linux/cpumask.h>
+#include <linux/uio.h>
+#include <linux/aio.h>
+#include <linux/workqueue.h>
+#include <linux/sched/mm.h>
+#include <linux/kthread.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
 #include "../kmod/internal.h"
+#include "../kmod/compat.h"
 
 #define SYSINFO_SIZE	ALIGN(MAGNET_REC_HDR_SIZE + sizeof(struct magnet_sysinfo), 8)
 #define EVENTDEF_SIZE	ALIGN(MAGNET_REC_HDR_SIZE + sizeof(struct magnet_eventdef), 8)
@@ -31,7 +51,36 @@ struct magnet_reader {
 	size_t meta_off;
 	unsigned long catalog_gen;
 	unsigned int next_cpu;		/* round-robin over rings */
+
+	/* the read rule (ioctls) */
+	u64 watermark;			/* bytes */
+	u64 min_events;
+	s64 timeout_ms;			/* 0: none */
+
+	struct list_head node;		/* s->files, s->lock */
+	unsigned int notify;		/* RD_NOTIFY_*, s->lock */
+	struct fasync_struct *fasync;
+	struct list_head aio;		/* pending struct magnet_aio, s->lock */
+	struct delayed_work aio_work;
 };
+
+#define RD_NOTIFY_WAIT	0x1	/* a task sleeps in read() or poll() */
+#define RD_NOTIFY_ASYNC	0x2	/* SIGIO when the rule is met */
+#define RD_NOTIFY_AIO	0x4	/* run aio_work when the rule is met */
+
+/* One asynchronous read in flight (libaio or io_uring). */
+struct magnet_aio {
+	struct list_head node;		/* rd->aio, s->lock */
+	struct kiocb *iocb;
+	char __user *ubuf;
+	size_t len;
+	struct mm_struct *mm;		/* the submitter's, mmgrab()ed */
+	unsigned long deadline;		/* jiffies; valid if @timed */
+	bool timed;
+	bool cancelled;			/* io_cancel() or process exit */
+};
+
+static void magnetfs_aio_work(struct work_struct *work);
 
 static void *meta_rec(char *p, u16 size, u16 event, u64 abstract_id, u64 now)
 {
@@ -122,6 +171,11 @@ static int magnetfs_open(struct inode *inode, struct file *f)
 	}
 	magnet_stream_get(s);
 	atomic_inc(&s->readers);
+	INIT_LIST_HEAD(&rd->aio);
+	INIT_DELAYED_WORK(&rd->aio_work, magnetfs_aio_work);
+	spin_lock_irq(&s->lock);
+	list_add_tail(&rd->node, &s->files);
+	spin_unlock_irq(&s->lock);
 	mutex_unlock(&magnet_db.lock);
 	f->private_data = rd;
 	return stream_open(inode, f);
@@ -130,7 +184,13 @@ static int magnetfs_open(struct inode *inode, struct file *f)
 static int magnetfs_release(struct inode *inode, struct file *f)
 {
 	struct magnet_reader *rd = f->private_data;
+	struct magnet_stream *s = rd->s;
 
+	/* AIO requests hold the file: none is pending any more */
+	spin_lock_irq(&s->lock);
+	list_del(&rd->node);
+	spin_unlock_irq(&s->lock);
+	cancel_delayed_work_sync(&rd->aio_work);
 	atomic_dec(&rd->s->readers);
 	magnet_stream_put(rd->s);
 	kvfree(rd->meta);
@@ -192,74 +252,402 @@ static ssize_t reader_drain(struct magnet_reader *rd, char __user *ubuf,
 	return done;
 }
 
-static int magnet_stream_wait(struct magnet_stream *s)
+/* ------------------------------------------------------------------ */
+/* The read rule                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Metadata the next read would return first (SYSINFO, EVENTDEF). */
+static bool reader_meta_pending(struct magnet_reader *rd)
 {
+	return rd->meta_off < rd->meta_len ||
+	       READ_ONCE(magnet_db.catalog_gen) != rd->catalog_gen;
+}
+
+static bool rule_met(struct magnet_reader *rd, u64 bytes, u64 events)
+{
+	return bytes && bytes >= READ_ONCE(rd->watermark) &&
+	       events >= READ_ONCE(rd->min_events);
+}
+
+/*
+ * Would a read complete now?  With the default rule (no watermark, no
+ * minimum count) pending metadata alone is enough, as before the rule
+ * existed; otherwise metadata only comes along with the data.
+ */
+static bool reader_ready(struct magnet_reader *rd)
+{
+	u64 bytes, events;
+
+	if (!READ_ONCE(rd->watermark) && !READ_ONCE(rd->min_events) &&
+	    reader_meta_pending(rd))
+		return true;
+	bytes = magnet_stream_avail(rd->s, &events);
+	return rule_met(rd, bytes, events);
+}
+
+static u64 div_up_cpus(u64 n)
+{
+	return div64_u64(n + num_possible_cpus() - 1, num_possible_cpus());
+}
+
+/*
+ * s->lock held.  Recompute s->waiting and each ring's kick thresholds
+ * from the armed readers: a ring kicks when it grew by 1/nr_cpus of the
+ * smallest shortfall (bytes or events) of any armed reader.  If a rule
+ * becomes met, the rings grew by that shortfall in total, so at least one
+ * of them by its share: no wake-up is missed, and a reader waiting for a
+ * large watermark costs a few irq_works, not one per event.
+ */
+static void magnetfs_set_kick(struct magnet_stream *s, u64 bytes, u64 events)
+{
+	u64 kb = U64_MAX, ke = U64_MAX;
+	struct magnet_reader *rd;
+	bool armed = false;
+	int cpu;
+
+	list_for_each_entry(rd, &s->files, node) {
+		u64 wm = max_t(u64, READ_ONCE(rd->watermark), 1);
+		u64 me = READ_ONCE(rd->min_events);
+
+		if (!rd->notify)
+			continue;
+		armed = true;
+		if (bytes < wm)
+			kb = min(kb, div_up_cpus(wm - bytes));
+		if (events < me)
+			ke = min(ke, div_up_cpus(me - events));
+		if (bytes >= wm && events >= me)
+			kb = ke = 0;	/* met already: kick on anything */
+	}
+	for_each_possible_cpu(cpu) {
+		struct magnet_ring *r = per_cpu_ptr(s->rings, cpu);
+		u64 b = READ_ONCE(r->bytes), w = READ_ONCE(r->written);
+
+		WRITE_ONCE(r->kick_bytes, kb == U64_MAX ? U64_MAX : b + kb);
+		WRITE_ONCE(r->kick_events, ke == U64_MAX ? U64_MAX : w + ke);
+	}
+	WRITE_ONCE(s->waiting, armed);
+}
+
+/* Ask to be notified (woken, signalled, AIO work run) when the rule is met. */
+static void reader_arm(struct magnet_reader *rd, unsigned int bits)
+{
+	struct magnet_stream *s = rd->s;
+	unsigned long flags;
+	u64 bytes, events;
+
+	spin_lock_irqsave(&s->lock, flags);
+	rd->notify |= bits;
+	bytes = magnet_stream_avail(s, &events);
+	magnetfs_set_kick(s, bytes, events);
+	spin_unlock_irqrestore(&s->lock, flags);
+	/* pairs with smp_mb() in magnet_kick_reader(): see its commit or it sees us */
+	smp_mb();
+}
+
+/*
+ * From the rings' irq_work (any CPU, hard interrupt context), from a
+ * deletion and from the ioctls: wake, signal and schedule the readers whose
+ * rule is met (all of them once the stream is dead).
+ */
+void magnetfs_notify(struct magnet_stream *s)
+{
+	bool dead = READ_ONCE(s->dead), wake = false;
+	struct magnet_reader *rd;
+	unsigned long flags;
+	u64 bytes, events;
+
+	spin_lock_irqsave(&s->lock, flags);
+	bytes = magnet_stream_avail(s, &events);
+	list_for_each_entry(rd, &s->files, node) {
+		if (!rd->notify)
+			continue;
+		if (!dead && !rule_met(rd, bytes, events))
+			continue;
+		if (rd->notify & RD_NOTIFY_WAIT)
+			wake = true;
+		if (rd->notify & RD_NOTIFY_ASYNC)
+			kill_fasync(&rd->fasync, SIGIO, POLL_IN);
+		if (rd->notify & RD_NOTIFY_AIO)
+			mod_delayed_work(system_wq, &rd->aio_work, 0);
+		rd->notify = 0;
+	}
+	magnetfs_set_kick(s, bytes, events);
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (wake)
+		wake_up_interruptible_all(&s->wq);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Copy what there is: pending metadata, then whole records from the
+ * rings.  Returns bytes, -EFAULT, -ENOMEM, -ERESTARTSYS; *@need as in
+ * magnet_ring_read().
+ */
+static ssize_t reader_fill(struct magnet_reader *rd, char __user *ubuf,
+			   size_t len, u32 *need)
+{
+	struct magnet_stream *s = rd->s;
+	ssize_t done = 0, n;
+
+	*need = 0;
+	if (mutex_lock_interruptible(&s->read_lock))
+		return -ERESTARTSYS;
+	n = reader_copy_meta(rd, ubuf, len, need);
+	if (n >= 0) {
+		done = n;
+		if (!*need)
+			n = reader_drain(rd, ubuf + done, len - done, need);
+	}
+	if (n < 0)
+		done = done ?: n;
+	else
+		done += n;
+	mutex_unlock(&s->read_lock);
+	return done;
+}
+
+/*
+ * Sleep until the rule is met, the stream dies, a signal comes or *@tmo
+ * jiffies pass (*@tmo is left with what remains, 0 when it expired).
+ */
+static int reader_wait(struct magnet_reader *rd, long *tmo)
+{
+	struct magnet_stream *s = rd->s;
 	DEFINE_WAIT(wait);
 	int err = 0;
 
 	for (;;) {
 		prepare_to_wait(&s->wq, &wait, TASK_INTERRUPTIBLE);
-		WRITE_ONCE(s->waiting, 1);
-		/* pairs with smp_mb() in magnet_kick_reader() */
-		smp_mb();
-		if (magnet_stream_has_data(s) || READ_ONCE(s->dead))
+		reader_arm(rd, RD_NOTIFY_WAIT);
+		if (READ_ONCE(s->dead) || reader_ready(rd))
 			break;
 		if (signal_pending(current)) {
 			err = -ERESTARTSYS;
 			break;
 		}
-		schedule();
+		if (!*tmo)
+			break;
+		*tmo = schedule_timeout(*tmo);
 	}
 	finish_wait(&s->wq, &wait);
 	return err;
 }
 
-static ssize_t magnetfs_read(struct file *f, char __user *ubuf, size_t len,
-			     loff_t *ppos)
+/* After a read: SIGIO again at the next time the rule is met. */
+static void reader_rearm_async(struct magnet_reader *rd)
 {
-	struct magnet_reader *rd = f->private_data;
-	struct magnet_stream *s = rd->s;
-	ssize_t done = 0, n;
-	u32 need = 0;
+	if (READ_ONCE(rd->fasync))
+		reader_arm(rd, RD_NOTIFY_ASYNC);
+}
 
-	if (mutex_lock_interruptible(&s->read_lock))
-		return -ERESTARTSYS;
+/* Read by the rule; @expired: the caller's timeout already ran out. */
+static ssize_t reader_read(struct magnet_reader *rd, char __user *ubuf,
+			   size_t len, bool nonblock, bool expired)
+{
+	struct magnet_stream *s = rd->s;
+	s64 ms = READ_ONCE(rd->timeout_ms);
+	long tmo = ms ? (long)msecs_to_jiffies(ms) : MAX_SCHEDULE_TIMEOUT;
+	ssize_t n;
+	u32 need;
+
 	for (;;) {
 		bool dead = READ_ONCE(s->dead);
 
-		/* pairs with smp_mb() in magnet_db_stream_kill(): data before dead */
+		/* dead before the copy: 0 below means all was read */
 		smp_rmb();
-		n = reader_copy_meta(rd, ubuf, len, &need);
-		if (n >= 0) {
-			done = n;
-			if (!need)
-				n = reader_drain(rd, ubuf + done, len - done,
-						 &need);
+		if (dead || expired || reader_ready(rd)) {
+			n = reader_fill(rd, ubuf, len, &need);
+			if (n > 0) {
+				reader_rearm_async(rd);
+				return n;
+			}
+			if (n < 0)
+				return n;
+			/* the buffer cannot hold even the next record */
+			if (need)
+				return -EINVAL;
+			if (dead)
+				return 0;
+			if (expired)
+				return -ETIMEDOUT;
+			/* another reader of the stream took the data */
 		}
-		if (n < 0) {
-			done = done ?: n;
-			break;
-		}
-		done += n;
-		if (done || need || dead)
-			break;
-		if (f->f_flags & O_NONBLOCK) {
-			done = -EAGAIN;
-			break;
-		}
-		mutex_unlock(&s->read_lock);
-		n = magnet_stream_wait(s);
+		if (nonblock)
+			return -EAGAIN;
+		n = reader_wait(rd, &tmo);
 		if (n)
 			return n;
-		if (mutex_lock_interruptible(&s->read_lock))
-			return -ERESTARTSYS;
+		if (!tmo)
+			expired = true;
 	}
-	mutex_unlock(&s->read_lock);
-	/* the buffer cannot hold even the next record */
-	if (!done && need)
-		return -EINVAL;
-	return done;
 }
+
+static ssize_t magnetfs_read(struct file *f, char __user *ubuf, size_t len,
+			     loff_t *ppos)
+{
+	return reader_read(f->private_data, ubuf, len,
+			   f->f_flags & O_NONBLOCK, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous reads                                                  */
+/* ------------------------------------------------------------------ */
+
+static void magnet_aio_free(struct magnet_aio *io)
+{
+	mmdrop(io->mm);
+	kfree(io);
+}
+
+/* Read for @io in the submitter's address space (a work item). */
+static long magnet_aio_read(struct magnet_reader *rd, struct magnet_aio *io,
+			    bool expired)
+{
+	long ret;
+
+	/* the owner is gone (exit): nobody to copy to */
+	if (!mmget_not_zero(io->mm))
+		return -ECANCELED;
+	kthread_use_mm(io->mm);
+	ret = reader_read(rd, io->ubuf, io->len, true, expired);
+	kthread_unuse_mm(io->mm);
+	/* never the last __mmput() here: it waits for AIO (exit_aio) */
+	mmput_async(io->mm);
+	/* the rule was met, another reader took the data: wait on */
+	return ret == -EAGAIN ? -EIOCBQUEUED : ret;
+}
+
+/*
+ * Complete what can be completed, in submission order: cancelled requests
+ * at once, the oldest one when the rule is met, its timeout expired or
+ * the stream is dead.  Then arm for the rest and sleep until the nearest
+ * deadline.  Completion (ki_complete) never runs under s->lock: aio
+ * calls magnetfs_aio_cancel() under its own lock.
+ */
+static void magnetfs_aio_work(struct work_struct *work)
+{
+	struct magnet_reader *rd = container_of(to_delayed_work(work),
+						struct magnet_reader, aio_work);
+	struct magnet_stream *s = rd->s;
+	struct magnet_aio *io, *tmp;
+	LIST_HEAD(done);
+	long ret;
+
+	for (;;) {
+		bool expired;
+
+		spin_lock_irq(&s->lock);
+		list_for_each_entry_safe(io, tmp, &rd->aio, node)
+			if (io->cancelled)
+				list_move_tail(&io->node, &done);
+		spin_unlock_irq(&s->lock);
+		list_for_each_entry_safe(io, tmp, &done, node) {
+			list_del(&io->node);
+			io->iocb->ki_complete(io->iocb, -ECANCELED);
+			magnet_aio_free(io);
+		}
+
+		spin_lock_irq(&s->lock);
+		io = list_first_entry_or_null(&rd->aio, struct magnet_aio, node);
+		if (!io) {
+			spin_unlock_irq(&s->lock);
+			return;
+		}
+		expired = io->timed && time_after_eq(jiffies, io->deadline);
+		spin_unlock_irq(&s->lock);
+
+		if (!expired && !READ_ONCE(s->dead) && !reader_ready(rd)) {
+			reader_arm(rd, RD_NOTIFY_AIO);
+			/* met between the test and arming? */
+			if (reader_ready(rd))
+				continue;
+			if (io->timed)
+				mod_delayed_work(system_wq, &rd->aio_work,
+						 max_t(long, io->deadline - jiffies, 1));
+			return;
+		}
+		/* only this work takes requests off the list but cancel marks them */
+		ret = magnet_aio_read(rd, io, expired);
+		if (ret == -EIOCBQUEUED)
+			continue;
+		spin_lock_irq(&s->lock);
+		list_del(&io->node);
+		spin_unlock_irq(&s->lock);
+		io->iocb->ki_complete(io->iocb, ret);
+		magnet_aio_free(io);
+	}
+}
+
+/* io_cancel() and process exit, under the aio context's lock. */
+static int magnetfs_aio_cancel(struct kiocb *iocb)
+{
+	struct magnet_reader *rd = iocb->ki_filp->private_data;
+	struct magnet_stream *s = rd->s;
+	struct magnet_aio *io;
+	unsigned long flags;
+
+	spin_lock_irqsave(&s->lock, flags);
+	list_for_each_entry(io, &rd->aio, node)
+		if (io->iocb == iocb)
+			io->cancelled = true;
+	spin_unlock_irqrestore(&s->lock, flags);
+	mod_delayed_work(system_wq, &rd->aio_work, 0);
+	return 0;
+}
+
+static ssize_t magnetfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct magnet_reader *rd = iocb->ki_filp->private_data;
+	struct magnet_stream *s = rd->s;
+	struct magnet_aio *io;
+	char __user *ubuf;
+	size_t len;
+	ssize_t n;
+	s64 ms;
+
+	/* whole records into one user buffer (readv: the first one) */
+	ubuf = magnet_iter_ubuf(to, &len);
+	if (!ubuf)
+		return -EINVAL;
+	if (is_sync_kiocb(iocb) || (iocb->ki_flags & IOCB_NOWAIT)) {
+		n = reader_read(rd, ubuf, len,
+				(iocb->ki_filp->f_flags & O_NONBLOCK) ||
+				(iocb->ki_flags & IOCB_NOWAIT), false);
+		if (n > 0)
+			iov_iter_advance(to, n);
+		return n;
+	}
+
+	io = kzalloc(sizeof(*io), GFP_KERNEL);
+	if (!io)
+		return -ENOMEM;
+	io->iocb = iocb;
+	io->ubuf = ubuf;
+	io->len = len;
+	io->mm = current->mm;
+	mmgrab(io->mm);
+	ms = READ_ONCE(rd->timeout_ms);
+	if (ms) {
+		io->timed = true;
+		io->deadline = jiffies + msecs_to_jiffies(ms);
+	}
+	/* libaio only (io_uring kiocbs are not aio_kiocbs); before queueing */
+	if (iocb->ki_flags & IOCB_AIO_RW)
+		kiocb_set_cancel_fn(iocb, magnetfs_aio_cancel);
+	spin_lock_irq(&s->lock);
+	list_add_tail(&io->node, &rd->aio);
+	spin_unlock_irq(&s->lock);
+	mod_delayed_work(system_wq, &rd->aio_work, 0);
+	return -EIOCBQUEUED;
+}
+
+/* ------------------------------------------------------------------ */
+/* poll, SIGIO, ioctl                                                  */
+/* ------------------------------------------------------------------ */
 
 static __poll_t magnetfs_poll(struct file *f, struct poll_table_struct *pt)
 {
@@ -268,20 +656,46 @@ static __poll_t magnetfs_poll(struct file *f, struct poll_table_struct *pt)
 	__poll_t mask = 0;
 
 	poll_wait(f, &s->wq, pt);
-	WRITE_ONCE(s->waiting, 1);
-	/* pairs with smp_mb() in magnet_kick_reader() */
-	smp_mb();
-	if (rd->meta_off < rd->meta_len || magnet_stream_has_data(s))
-		mask |= EPOLLIN | EPOLLRDNORM;
+	reader_arm(rd, RD_NOTIFY_WAIT);
 	if (READ_ONCE(s->dead))
-		mask |= EPOLLHUP;
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+	else if (reader_ready(rd))
+		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;
+}
+
+static int magnetfs_fasync(int fd, struct file *f, int on)
+{
+	struct magnet_reader *rd = f->private_data;
+	int ret = fasync_helper(fd, f, on, &rd->fasync);
+
+	if (ret < 0 || !on)
+		return ret;
+	reader_arm(rd, RD_NOTIFY_ASYNC);
+	/* readable already: say so now */
+	if (reader_ready(rd) || READ_ONCE(rd->s->dead))
+		magnetfs_notify(rd->s);
+	return 0;
+}
+
+static int ioc_put(unsigned long arg, u64 v)
+{
+	return copy_to_user((void __user *)arg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static int ioc_get(unsigned long arg, u64 *v)
+{
+	return copy_from_user(v, (void __user *)arg, sizeof(*v)) ? -EFAULT : 0;
 }
 
 static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	struct magnet_reader *rd = f->private_data;
+	struct magnet_stream *s = rd->s;
+	u64 ring = (u64)s->subbuf_size * s->subbuf_count;
 	struct magnet_stream_stats st;
+	u64 v;
+	int err;
 
 	switch (cmd) {
 	case MAGNET_IOC_GET_STATS:
@@ -292,9 +706,43 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	case MAGNET_IOC_FLUSH:
 		magnet_stream_flush(rd->s);
 		return 0;
+	case MAGNET_IOC_GET_WATERMARK:
+		return ioc_put(arg, READ_ONCE(rd->watermark));
+	case MAGNET_IOC_GET_TIMEOUT:
+		return ioc_put(arg, READ_ONCE(rd->timeout_ms));
+	case MAGNET_IOC_GET_MIN_EVENTS:
+		return ioc_put(arg, READ_ONCE(rd->min_events));
+	case MAGNET_IOC_SET_WATERMARK:
+	case MAGNET_IOC_SET_TIMEOUT:
+	case MAGNET_IOC_SET_MIN_EVENTS:
+		err = ioc_get(arg, &v);
+		if (err)
+			return err;
+		break;
 	default:
 		return -ENOTTY;
 	}
+	switch (cmd) {
+	case MAGNET_IOC_SET_WATERMARK:
+		/* more than one CPU's ring holds could never be met */
+		if (v > ring)
+			return -EINVAL;
+		WRITE_ONCE(rd->watermark, v);
+		break;
+	case MAGNET_IOC_SET_TIMEOUT:
+		if ((s64)v < 0 || (s64)v > MAGNET_TIMEOUT_MAX_MS)
+			return -EINVAL;
+		WRITE_ONCE(rd->timeout_ms, (s64)v);
+		break;
+	case MAGNET_IOC_SET_MIN_EVENTS:
+		if (v > div64_u64(ring, MAGNET_REC_HDR_SIZE))
+			return -EINVAL;
+		WRITE_ONCE(rd->min_events, v);
+		break;
+	}
+	/* a lower bar may be met already: re-evaluate the armed readers */
+	magnetfs_notify(s);
+	return 0;
 }
 
 static const struct file_operations magnetfs_stream_fops = {
@@ -302,7 +750,9 @@ static const struct file_operations magnetfs_stream_fops = {
 	.open		= magnetfs_open,
 	.release	= magnetfs_release,
 	.read		= magnetfs_read,
+	.read_iter	= magnetfs_read_iter,
 	.poll		= magnetfs_poll,
+	.fasync		= magnetfs_fasync,
 	.unlocked_ioctl	= magnetfs_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };
@@ -325,6 +775,9 @@ void magnetfs_remove_stream(struct magnet_stream *s)
 	d_inode(s->dentry)->i_private = NULL;
 	debugfs_remove(s->dentry);
 	s->dentry = NULL;
+	/* everything is flushed: readers drain, SIGIO, AIO completes */
+	WRITE_ONCE(s->dead, true);
+	magnetfs_notify(s);
 }
 
 int magnetfs_stream_path(struct magnet_stream *s, char *buf, size_t len)

@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * readpath: the magnetfs read path in a real kernel, one subtest per run,
+ * as a third-party client would use it (raw syscalls, libaio, liburing).
+ *
+ *   readpath SUBTEST STREAM_FILE
+ *
+ * Events come from UDP datagrams this program sends to 127.0.0.1:9: the
+ * test enables the udp_send probe (one 48-byte record per datagram) into
+ * the stream and nothing else.  Subtests: watermark timeout timeout-empty
+ * min-events nonblock poll epoll sigio aio aio-timeout aio-cancel
+ * aio-hang aio-eof uring badinput.  Each prints key=value measurements,
+ * "ok" or "FAIL: why" and exits 0 (pass), 1 (fail) or 2 (broken setup).
+ * Timing assertions are generous lower bounds (a read did wait), never
+ * performance assertions.
+ */
+#include "tool_common.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <libaio.h>
+#include <liburing.h>
+
+#include "../../include/uapi/magnet.h"
+
+#define REC	48			/* udp_send record: header + net payload */
+#define BUF	(64 * 1024)
+
+static const char *path;
+static int fd;
+static char buf[BUF];
+static int failed;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failed = 1;
+}
+
+/* Probe events in @n bytes of whole records. */
+static unsigned long events_in(const char *p, size_t n)
+{
+	unsigned long ev = 0;
+	size_t off = 0;
+
+	while (off + MAGNET_REC_HDR_SIZE <= n) {
+		const struct magnet_rec_hdr *h = (const void *)(p + off);
+
+		if (h->size < MAGNET_REC_HDR_SIZE)
+			break;
+		if (h->event >= MAGNET_EVENT_FIRST_PROBE)
+			ev++;
+		off += h->size;
+	}
+	return ev;
+}
+
+/* Send @n datagrams, @gap_ms apart, after @delay_ms, from a child. */
+static pid_t gen(int n, int gap_ms, int delay_ms)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(9) };
+	pid_t pid = fork();
+	int s, i;
+
+	if (pid < 0)
+		die("fork:");
+	if (pid)
+		return pid;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0)
+		die("socket:");
+	usleep(delay_ms * 1000);
+	for (i = 0; i < n; i++) {
+		if (i && gap_ms)
+			usleep(gap_ms * 1000);
+		sendto(s, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa));
+	}
+	_exit(0);
+}
+
+static void gen_wait(pid_t pid)
+{
+	waitpid(pid, NULL, 0);
+}
+
+static void set_u64(unsigned long req, unsigned long long v)
+{
+	__u64 x = v;
+
+	if (ioctl(fd, req, &x))
+		die("ioctl %#lx %llu:", req, v);
+}
+
+static void rule(unsigned long long wm, long long tmo, unsigned long long min)
+{
+	set_u64(MAGNET_IOC_SET_WATERMARK, wm);
+	set_u64(MAGNET_IOC_SET_TIMEOUT, (unsigned long long)tmo);
+	set_u64(MAGNET_IOC_SET_MIN_EVENTS, min);
+}
+
+static void set_nonblock(int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+/* Take SYSINFO, EVENTDEFs and anything left over: the stream is empty. */
+static void drain(void)
+{
+	rule(0, 0, 0);
+	set_nonblock(1);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	set_nonblock(0);
+}
+
+static void t_watermark(void)
+{
+	pid_t g;
+	double t;
+	ssize_t n;
+
+	rule(10 * REC, 0, 0);
+	g = gen(20, 30, 0);
+	t = now_ms();
+	n = read(fd, buf, sizeof(buf));
+	t = now_ms() - t;
+	gen_wait(g);
+	printf("bytes=%zd events=%lu waited_ms=%.0f\n", n, n > 0 ? events_in(buf, n) : 0, t);
+	if (n < 10 * REC)
+		fail("read returned %zd (%s), watermark %d", n, n < 0 ? strerror(errno) : "", 10 * REC);
+	else if (t < 150)
+		fail("read did not wait for the watermark (%.0f ms)", t);
+}
+
+static void t_timeout(void)
+{
+	pid_t g;
+	double t;
+	ssize_t n;
+
+	rule(32 * 1024, 500, 0);
+	g = gen(3, 20, 0);
+	t = now_ms();
+	n = read(fd, buf, sizeof(buf));
+	t = now_ms() - t;
+	gen_wait(g);
+	printf("bytes=%zd events=%lu waited_ms=%.0f\n", n, n > 0 ? events_in(buf, n) : 0, t);
+	if (n <= 0 || n >= 32 * 1024 || n % 8)
+		fail("read returned %zd (%s)", n, n < 0 ? strerror(errno) : "");
+	else if (t < 400)
+		fail("released after %.0f ms, timeout 500", t);
+	else if (t > 10000)
+		fail("released only after %.0f ms, timeout 500", t);
+}
+
+static void t_timeout_empty(void)
+{
+	double t;
+	ssize_t n;
+
+	rule(32 * 1024, 300, 0);
+	t = now_ms();
+	n = read(fd, buf, sizeof(buf));
+	t = now_ms() - t;
+	printf("ret=%zd errno=%d waited_ms=%.0f\n", n, n < 0 ? errno : 0, t);
+	if (n != -1 || errno != ETIMEDOUT)
+		fail("want ETIMEDOUT, got %zd (%s)", n, strerror(errno));
+	else if (t < 250)
+		fail("returned after %.0f ms, timeout 300", t);
+}
+
+static void t_min_events(void)
+{
+	unsigned long ev;
+	pid_t g;
+	double t;
+	ssize_t n;
+
+	rule(0, 0, 8);
+	g = gen(16, 30, 0);
+	t = now_ms();
+	n = read(fd, buf, sizeof(buf));
+	t = now_ms() - t;
+	gen_wait(g);
+	ev = n > 0 ? events_in(buf, n) : 0;
+	printf("bytes=%zd events=%lu waited_ms=%.0f\n", n, ev, t);
+	if (ev < 8)
+		fail("%lu events, minimum 8", ev);
+	else if (t < 100)
+		fail("did not wait for 8 events (%.0f ms)", t);
+}
+
+static void t_nonblock(void)
+{
+	ssize_t n;
+
+	set_nonblock(1);
+	n = read(fd, buf, sizeof(buf));
+	if (n != -1 || errno != EAGAIN)
+		fail("empty stream: want EAGAIN, got %zd (%s)", n, strerror(errno));
+	rule(10 * REC, 1000, 0);
+	gen_wait(gen(2, 0, 0));
+	usleep(200000);
+	n = read(fd, buf, sizeof(buf));
+	if (n != -1 || errno != EAGAIN)
+		fail("2 events, watermark 10: want EAGAIN, got %zd (%s)", n, strerror(errno));
+	gen_wait(gen(10, 0, 0));
+	usleep(200000);
+	n = read(fd, buf, sizeof(buf));
+	printf("bytes=%zd\n", n);
+	if (n < 10 * REC)
+		fail("12 events, watermark 10: got %zd (%s)", n, n < 0 ? strerror(errno) : "");
+	set_nonblock(0);
+}
+
+static void t_poll(int use_epoll)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct epoll_event ev = { .events = EPOLLIN }, got;
+	int ep = -1, r;
+	pid_t g;
+	double t;
+
+	if (use_epoll) {
+		ep = epoll_create1(0);
+		if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+			die("epoll:");
+	}
+	rule(10 * REC, 0, 0);
+	gen_wait(gen(2, 0, 0));
+	r = use_epoll ? epoll_wait(ep, &got, 1, 300) : poll(&p, 1, 300);
+	if (r != 0)
+		fail("2 events, watermark 10: readable (%d)", r);
+	g = gen(12, 10, 0);
+	t = now_ms();
+	r = use_epoll ? epoll_wait(ep, &got, 1, 5000) : poll(&p, 1, 5000);
+	t = now_ms() - t;
+	gen_wait(g);
+	printf("ready=%d waited_ms=%.0f\n", r, t);
+	if (r != 1 || !(use_epoll ? got.events & EPOLLIN : p.revents & POLLIN))
+		fail("not readable after 14 events (%d)", r);
+	else if (read(fd, buf, sizeof(buf)) < 10 * REC)
+		fail("readable but the read returned less than the watermark");
+	if (ep >= 0)
+		close(ep);
+}
+
+static void t_sigio(void)
+{
+	int sig = SIGRTMIN + 1;
+	struct timespec ts = { 0, 300000000 };
+	siginfo_t si;
+	sigset_t set;
+	pid_t g;
+	int r;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigaddset(&set, SIGIO);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	rule(10 * REC, 0, 0);
+	if (fcntl(fd, F_SETOWN, getpid()) || fcntl(fd, F_SETSIG, sig) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC))
+		die("fcntl:");
+	gen_wait(gen(2, 0, 0));
+	r = sigtimedwait(&set, &si, &ts);
+	if (r >= 0)
+		fail("signal %d with 2 events, watermark 10", r);
+	g = gen(12, 10, 0);
+	ts.tv_sec = 5;
+	ts.tv_nsec = 0;
+	r = sigtimedwait(&set, &si, &ts);
+	gen_wait(g);
+	printf("signal=%d si_fd=%d fd=%d si_band=%#lx\n", r, r > 0 ? si.si_fd : -1, fd,
+	       r > 0 ? (long)si.si_band : 0L);
+	if (r != sig)
+		fail("want signal %d, got %d (%s)", sig, r, r < 0 ? strerror(errno) : "");
+	else if (si.si_fd != fd || !(si.si_band & POLLIN))
+		fail("si_fd %d (fd %d), si_band %#lx", si.si_fd, fd, (long)si.si_band);
+	if (read(fd, buf, sizeof(buf)) < 10 * REC)
+		fail("signalled but the read returned less than the watermark");
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_ASYNC);
+}
+
+#define NR_AIO	8
+static char abuf[NR_AIO][BUF];
+
+static io_context_t aio_ctx(void)
+{
+	io_context_t ctx = 0;
+	int r = io_setup(64, &ctx);
+
+	if (r)
+		die("io_setup: %s", strerror(-r));
+	return ctx;
+}
+
+static int aio_submit_reads(io_context_t ctx, struct iocb *cb, int n)
+{
+	struct iocb *cbs[NR_AIO * 2];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		io_prep_pread(&cb[i], fd, abuf[i % NR_AIO], BUF, 0);
+		cbs[i] = &cb[i];
+	}
+	return io_submit(ctx, n, cbs);
+}
+
+static void t_aio(void)
+{
+	struct timespec zero = { 0, 0 }, ts = { 15, 0 };
+	struct io_event ev[NR_AIO];
+	struct iocb cb[NR_AIO];
+	io_context_t ctx = aio_ctx();
+	long total = 0;
+	int r, i, got = 0;
+	double t;
+	pid_t g;
+
+	rule(10 * REC, 0, 0);
+	t = now_ms();
+	r = aio_submit_reads(ctx, cb, NR_AIO);
+	t = now_ms() - t;
+	printf("submitted=%d submit_ms=%.1f\n", r, t);
+	if (r != NR_AIO)
+		fail("io_submit: %d", r);
+	r = io_getevents(ctx, 0, NR_AIO, ev, &zero);
+	if (r != 0)
+		fail("%d reads complete before any event", r);
+	g = gen(200, 5, 0);
+	t = now_ms();
+	while (got < NR_AIO) {
+		r = io_getevents(ctx, 1, NR_AIO - got, ev, &ts);
+		if (r <= 0)
+			break;
+		for (i = 0; i < r; i++) {
+			long res = (long)ev[i].res;
+
+			if (res < 10 * REC)
+				fail("read %d completed with %ld", got + i, res);
+			else
+				total += res;
+		}
+		got += r;
+	}
+	t = now_ms() - t;
+	gen_wait(g);
+	printf("completed=%d bytes=%ld ms=%.0f\n", got, total, t);
+	if (got != NR_AIO)
+		fail("%d of %d reads completed", got, NR_AIO);
+	io_destroy(ctx);
+}
+
+static void t_aio_timeout(void)
+{
+	struct timespec ts = { 10, 0 };
+	io_context_t ctx = aio_ctx();
+	struct io_event ev;
+	struct iocb cb;
+	double t = now_ms();
+	int r;
+
+	rule(32 * 1024, 300, 0);
+	if (aio_submit_reads(ctx, &cb, 1) != 1)
+		fail("io_submit");
+	r = io_getevents(ctx, 1, 1, &ev, &ts);
+	t = now_ms() - t;
+	printf("events=%d res=%ld ms=%.0f\n", r, r == 1 ? (long)ev.res : 0, t);
+	if (r != 1 || (long)ev.res != -ETIMEDOUT)
+		fail("want one completion with -ETIMEDOUT");
+	else if (t < 250)
+		fail("completed after %.0f ms, timeout 300", t);
+	io_destroy(ctx);
+}
+
+static void t_aio_cancel(void)
+{
+	struct timespec ts = { 5, 0 };
+	io_context_t ctx = aio_ctx();
+	struct io_event ev[2], cev;
+	struct iocb cb[2];
+	int r1, r2, n;
+
+	rule(32 * 1024, 0, 0);
+	if (aio_submit_reads(ctx, cb, 2) != 2)
+		fail("io_submit");
+	r1 = io_cancel(ctx, &cb[1], &cev);
+	r2 = io_cancel(ctx, &cb[0], &cev);
+	n = io_getevents(ctx, 2, 2, ev, &ts);
+	printf("cancel=%d,%d events=%d res=%ld,%ld\n", r1, r2, n,
+	       n > 0 ? (long)ev[0].res : 0, n > 1 ? (long)ev[1].res : 0);
+	if ((r1 && r1 != -EINPROGRESS) || (r2 && r2 != -EINPROGRESS))
+		fail("io_cancel: %d %d", r1, r2);
+	if (n != 2 || (long)ev[0].res != -ECANCELED || (long)ev[1].res != -ECANCELED)
+		fail("want two completions with -ECANCELED");
+	io_destroy(ctx);
+}
+
+/* Reads in flight, then wait to be killed (the test kills us). */
+static void t_aio_hang(void)
+{
+	static struct iocb cb[NR_AIO * 2];
+	io_context_t ctx = aio_ctx();
+	int r;
+
+	rule(32 * 1024, 0, 0);
+	r = aio_submit_reads(ctx, cb, NR_AIO * 2);
+	printf("submitted=%d\n", r);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/* Reads in flight while the stream is deleted: all complete. */
+static void t_aio_eof(void)
+{
+	struct timespec ts = { 30, 0 };
+	struct io_event ev[4];
+	struct iocb cb[4];
+	io_context_t ctx = aio_ctx();
+	int r, got = 0, i;
+
+	rule(32 * 1024, 0, 0);
+	r = aio_submit_reads(ctx, cb, 4);
+	printf("submitted=%d\n", r);
+	fflush(stdout);
+	while (got < 4) {
+		r = io_getevents(ctx, 1, 4 - got, ev, &ts);
+		if (r <= 0)
+			break;
+		for (i = 0; i < r; i++)
+			printf("res=%ld\n", (long)ev[i].res);
+		got += r;
+	}
+	printf("completed=%d\n", got);
+	if (got != 4)
+		fail("%d of 4 reads completed after the deletion", got);
+	io_destroy(ctx);
+}
+
+static void t_uring(void)
+{
+	struct __kernel_timespec ts = { 5, 0 };
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int r;
+	pid_t g;
+	double t;
+
+	r = io_uring_queue_init(8, &ring, 0);
+	if (r)
+		die("io_uring_queue_init: %s", strerror(-r));
+	/*
+	 * io_uring retries short reads of regular files (debugfs files are)
+	 * until the buffer is full: ask for exactly the watermark.
+	 */
+	rule(10 * REC, 0, 0);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, buf, 10 * REC, (__u64)-1);
+	r = io_uring_submit(&ring);
+	if (r != 1)
+		fail("io_uring_submit: %d", r);
+	usleep(200000);
+	if (io_uring_peek_cqe(&ring, &cqe) == 0)
+		fail("completed (%d) before any event", cqe->res);
+	g = gen(12, 10, 0);
+	t = now_ms();
+	r = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
+	t = now_ms() - t;
+	gen_wait(g);
+	printf("wait=%d res=%d ms=%.0f\n", r, r ? 0 : cqe->res, t);
+	if (r) {
+		struct magnet_stream_stats st = { 0 };
+
+		ioctl(fd, MAGNET_IOC_GET_STATS, &st);
+		fail("no completion: %s (stream: written %llu read %llu fill %llu)",
+		     strerror(-r), (unsigned long long)st.written,
+		     (unsigned long long)st.read, (unsigned long long)st.fill);
+	} else if (cqe->res < 10 * REC) {
+		fail("completed with %d", cqe->res);
+	}
+	if (!r)
+		io_uring_cqe_seen(&ring, cqe);
+	/* the rule met before the submission: completes at once */
+	gen_wait(gen(12, 0, 0));
+	usleep(100000);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, buf, 10 * REC, (__u64)-1);
+	io_uring_submit(&ring);
+	r = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
+	printf("ready: wait=%d res=%d\n", r, r ? 0 : cqe->res);
+	if (r || cqe->res < 10 * REC)
+		fail("read with the rule met: %d %d", r, r ? 0 : cqe->res);
+	io_uring_queue_exit(&ring);
+}
+
+static void t_badinput(void)
+{
+	struct magnet_sysinfo si;
+	__u64 v, ring;
+	__s64 neg = -1;
+
+	/* SYSINFO: the ring geometry */
+	rule(0, 0, 0);
+	close(fd);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || read(fd, buf, sizeof(buf)) < MAGNET_REC_HDR_SIZE + (int)sizeof(si))
+		die("open/read %s:", path);
+	memcpy(&si, buf + MAGNET_REC_HDR_SIZE, sizeof(si));
+	ring = (__u64)si.subbuf_size * si.subbuf_count;
+	if (ioctl(fd, _IO(MAGNET_IOC_MAGIC, 0x1f)) != -1 || errno != ENOTTY)
+		fail("unknown ioctl: want ENOTTY");
+	v = ring + 1;
+	if (ioctl(fd, MAGNET_IOC_SET_WATERMARK, &v) != -1 || errno != EINVAL)
+		fail("watermark %llu > ring %llu: want EINVAL", (unsigned long long)v,
+		     (unsigned long long)ring);
+	v = ring;
+	if (ioctl(fd, MAGNET_IOC_SET_WATERMARK, &v))
+		fail("watermark = ring size refused");
+	if (ioctl(fd, MAGNET_IOC_SET_TIMEOUT, &neg) != -1 || errno != EINVAL)
+		fail("negative timeout: want EINVAL");
+	v = ring;
+	if (ioctl(fd, MAGNET_IOC_SET_MIN_EVENTS, &v) != -1 || errno != EINVAL)
+		fail("min events %llu: want EINVAL", (unsigned long long)v);
+	set_u64(MAGNET_IOC_SET_TIMEOUT, 1234);
+	set_u64(MAGNET_IOC_SET_MIN_EVENTS, 7);
+	v = 0;
+	if (ioctl(fd, MAGNET_IOC_GET_WATERMARK, &v) || v != ring)
+		fail("GET_WATERMARK %llu", (unsigned long long)v);
+	if (ioctl(fd, MAGNET_IOC_GET_TIMEOUT, &v) || v != 1234)
+		fail("GET_TIMEOUT %llu", (unsigned long long)v);
+	if (ioctl(fd, MAGNET_IOC_GET_MIN_EVENTS, &v) || v != 7)
+		fail("GET_MIN_EVENTS %llu", (unsigned long long)v);
+	printf("ring=%llu\n", (unsigned long long)ring);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "watermark", t_watermark },
+	{ "timeout", t_timeout },
+	{ "timeout-empty", t_timeout_empty },
+	{ "min-events", t_min_events },
+	{ "nonblock", t_nonblock },
+	{ "sigio", t_sigio },
+	{ "aio", t_aio },
+	{ "aio-timeout", t_aio_timeout },
+	{ "aio-cancel", t_aio_cancel },
+	{ "aio-hang", t_aio_hang },
+	{ "aio-eof", t_aio_eof },
+	{ "uring", t_uring },
+	{ "badinput", t_badinput },
+};
+
+static void t_poll0(void) { t_poll(0); }
+static void t_poll1(void) { t_poll(1); }
+
+int main(int argc, char **argv)
+{
+	void (*fn)(void) = NULL;
+	size_t i;
+
+	prog_name = "readpath";
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc != 3)
+		die("usage: readpath SUBTEST STREAM_FILE");
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!strcmp(argv[1], tests[i].name))
+			fn = tests[i].fn;
+	if (!strcmp(argv[1], "poll"))
+		fn = t_poll0;
+	if (!strcmp(argv[1], "epoll"))
+		fn = t_poll1;
+	if (!fn)
+		die("unknown subtest '%s'", argv[1]);
+	path = argv[2];
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open %s:", path);
+	drain();
+	fn();
+	printf("%s\n", failed ? "not ok" : "ok");
+	return failed;
+}

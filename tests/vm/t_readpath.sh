@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The magnetfs read path in a real kernel (docs/IOCTL.md): a read that
+# waits for the watermark, one released by the timeout (with data and with
+# nothing), the minimum event count, O_NONBLOCK, poll and epoll readiness by
+# the rule, SIGIO with si_fd (F_SETSIG), libaio completion, timeout and
+# io_cancel, a process killed with reads in flight, reads in flight while
+# the stream is deleted, an io_uring read, fio as a third-party libaio
+# client, and bad input.  Events: the udp_send probe, fed by datagrams that
+# tests/tools/readpath sends to 127.0.0.1:9.  Timing checks are generous
+# lower bounds only.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_root
+need_magnet
+RP=$MAGNET_TOOLS/readpath
+[ -x "$RP" ] || skip_all "$RP not built (libaio-dev, liburing-dev)"
+dmesg_mark
+magnet_load || bail_out "cannot load the modules"
+R=$MAGNET_RESULTS
+
+check "stream create rp" magnetctl stream create rp
+check "enable udp_send into rp" magnetctl probe enable udp_send stream rp
+F=/sys/kernel/debug/magnet/rp
+
+# rp SUBTEST DESC: one readpath subtest, its measurements as diagnostics
+rp() {
+	local out rc=0
+	out=$(timeout 60 "$RP" "$1" "$F" 2>&1) || rc=$?
+	echo "$out" >"$R/rp-$1.out"
+	if [ $rc -eq 0 ]; then
+		ok "$2"
+		diag "$1: $(grep -v '^ok$' <<<"$out" | tr '\n' ' ')"
+	else
+		not_ok "$2" "exit $rc" "$out"
+	fi
+}
+
+rp watermark "read waits for the watermark"
+rp timeout "timeout releases a read with what there is (whole records)"
+rp timeout-empty "timeout with nothing there: ETIMEDOUT"
+rp min-events "read waits for the minimum event count"
+rp nonblock "O_NONBLOCK: EAGAIN until the rule is met"
+rp poll "poll readiness by the rule"
+rp epoll "epoll readiness by the rule"
+rp sigio "SIGIO by the rule, F_SETSIG signal with si_fd"
+rp aio "libaio: io_submit returns at once, reads complete by the rule"
+rp aio-timeout "libaio: timeout completes a read with ETIMEDOUT"
+rp aio-cancel "libaio: io_cancel completes reads with ECANCELED"
+rp uring "io_uring read completes by the rule"
+rp badinput "bad input: ENOTTY, EINVAL for watermark, timeout, minimum count"
+
+# a process killed with reads in flight
+bg hang "$RP" aio-hang "$F"
+if wait_line "$(out hang)" '^submitted=16' 10; then
+	kill -9 "${BG_PID[hang]}"
+	bg_wait hang 20
+	rc=$?
+	[ $rc -eq 137 ] && ok "process with 16 reads in flight killed" ||
+		not_ok "process with 16 reads in flight killed" "status $rc"
+else
+	not_ok "process with 16 reads in flight killed" "$(cat "$(out hang)")"
+fi
+readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["readers"])')
+check_eq "its file is closed" 0 "$readers"
+rp watermark "the stream reads on after that"
+
+# fio as a third-party libaio client: it sizes its job by the file, and
+# stream files are zero-size debugfs files, so fio reads nothing
+if command -v fio >/dev/null; then
+	timeout 60 fio --name=rp --filename="$F" --ioengine=libaio --iodepth=4 \
+		--rw=read --bs=64k --size=256k --readonly --invalidate=0 \
+		--output-format=json --output="$R/fio.json" >"$R/fio.err" 2>&1
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["io_bytes"])' "$R/fio.json" 2>/dev/null)
+	if [ "${got:-0}" -gt 0 ]; then
+		ok "fio --ioengine=libaio reads the stream ($got bytes)"
+	else
+		skip "fio --ioengine=libaio reads the stream" "fio reads nothing from a zero-size file"
+	fi
+else
+	skip "fio --ioengine=libaio reads the stream" "fio not installed"
+fi
+
+# reads in flight while the stream is deleted: they complete, then EOF
+bg eof "$RP" aio-eof "$F"
+wait_line "$(out eof)" '^submitted=4' 10
+sleep 0.5
+check "stream delete with reads in flight" magnetctl stream delete rp
+bg_wait eof 30
+check_eq "reads in flight complete after the deletion" 0 $?
+grep -q '^completed=4' "$(out eof)" || diag "$(cat "$(out eof)")"
+
+check "modules unload" magnet_unload
+check_dmesg_clean
+done_testing
