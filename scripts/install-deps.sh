@@ -24,7 +24,7 @@ EOT
 fi
 
 stamp=/var/lib/magnet-deps.stamp
-want="v3"
+want="v4"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
 	exit 0
 fi
@@ -33,7 +33,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential cmake pkg-config libnl-3-dev libnl-genl-3-dev \
-	libaio-dev libcmocka-dev sparse \
+	libaio-dev liburing-dev fio libcmocka-dev sparse \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 iproute2 iperf3 ethtool kmod busybox-static \
 	python3-pip python3-venv udev procps socat >/dev/null
