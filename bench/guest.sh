@@ -1,0 +1,387 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of bench/run.sh: runs inside the VM (scripts/vm-run.sh) as
+# root and writes CSV files into $MAGNET_RESULTS.  Benchmarks only: it
+# measures and records, it asserts nothing about timing.
+#
+#   MAGNET_BENCH_MODE=quick|full  (repetitions and durations below)
+#   MAGNET_BENCH_PARTS="micro perturb drain loss"  (default: all four)
+# (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
+#
+# Files: micro.csv, perturb.csv, drain.csv, loss.csv, env.txt, and the
+# raw iperf3/tcpdump/bpftrace outputs of each run under raw/.
+. "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
+
+need_root
+MAGNET_MODULES="magnet magnet_net magnet_bench"
+need_magnet
+need_cmd iperf3 taskset
+
+R=$MAGNET_RESULTS
+RAW=$R/raw
+mkdir -p "$RAW"
+mode=${MAGNET_BENCH_MODE:-quick}
+parts=${MAGNET_BENCH_PARTS:-micro perturb drain loss}
+LOSS_KB="64 256 1024 2048 4096 8192"
+KV=$(uname -r)
+if [ "$mode" = full ]; then
+	MICRO_REPS=5 MICRO_N=20000
+	P_REPS=5 P_DUR=10
+	D_REPS=5 D_MS=5000
+	L_REPS=5 L_DUR=10
+else
+	MICRO_REPS=3 MICRO_N=20000
+	P_REPS=2 P_DUR=2
+	D_REPS=2 D_MS=1500
+	L_REPS=1 L_DUR=2
+	LOSS_KB="64 256 1024 8192"
+fi
+TMPD=$(mktemp -d /tmp/magnet-bench.XXXXXX)
+on_exit "rm -rf $TMPD"
+HZ_TCK=$(getconf CLK_TCK)
+
+{
+	echo "kernel=$KV"
+	echo "mode=$mode"
+	echo "cpus=$(nproc)"
+	echo "cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+	echo "mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
+	echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "tmp_fs=$(stat -f -c %T "$TMPD")"
+	echo "iperf3=$(iperf3 --version | head -1)"
+	echo "tcpdump=$(tcpdump --version 2>&1 | head -1)"
+	echo "bpftrace=$(bpftrace --version 2>&1 | head -1)"
+	echo "date=$(date -u +%FT%TZ)"
+} >"$R/env.txt"
+cat "$R/env.txt"
+
+magnet_load || bail_out "cannot load the modules"
+BP=/sys/module/magnet_bench/parameters
+
+# cputicks PID: utime+stime of PID in clock ticks (0 if gone).
+cputicks() {
+	awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+stream_stat() {	# stream_stat NAME KEY
+	magnetctl -j stream show "$1" |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d[sys.argv[1]])' "$2"
+}
+
+# ------------------------------------------------------------------
+# 1. cost per event
+# ------------------------------------------------------------------
+bench_cmd() {	# bench_cmd CPU "cmd..." -> prints result line
+	taskset -c "$1" sh -c "echo '$2' > $BP/cmd" || return 1
+	cat "$BP/result"
+}
+
+micro() {
+	local rep len line mode csv=$R/micro.csv
+	echo "kernel,mode,len,rep,ns_med,ns_p10,ns_p90,cyc_med,lost" >"$csv"
+	for rep in $(seq 1 "$MICRO_REPS"); do
+		for mode in empty off; do
+			line=$(bench_cmd 1 "time $mode 0 $MICRO_N") || continue
+			echo "# $line"
+			python3 - "$KV" "$mode" 0 "$rep" 0 "$line" >>"$csv" <<'PY'
+import sys
+kv, mode, ln, rep, lost, line = sys.argv[1:]
+d = dict(w.split("=", 1) for w in line.split())
+print(",".join([kv, mode, ln, rep, d["ns_med"], d["ns_p10"], d["ns_p90"], d["cyc_med"], lost]))
+PY
+		done
+		for len in 0 16 64 256 1024; do
+			# a stream big enough for every event of the run: no drop path
+			magnetctl stream create mb subbuf-size 4M subbuf-count 8 >/dev/null || bail_out "stream mb"
+			magnetctl probe enable bench stream mb >/dev/null || bail_out "enable bench"
+			line=$(bench_cmd 1 "time magnet $len $MICRO_N")
+			magnetctl probe disable bench >/dev/null
+			lost=$(stream_stat mb lost)
+			magnetctl stream delete mb >/dev/null
+			echo "# $line lost=$lost"
+			python3 - "$KV" magnet "$len" "$rep" "$lost" "$line" >>"$csv" <<'PY'
+import sys
+kv, mode, ln, rep, lost, line = sys.argv[1:]
+d = dict(w.split("=", 1) for w in line.split())
+print(",".join([kv, mode, ln, rep, d["ns_med"], d["ns_p10"], d["ns_p90"], d["cyc_med"], lost]))
+PY
+			line=$(bench_cmd 1 "time ftrace $len $MICRO_N")
+			echo "# $line"
+			python3 - "$KV" ftrace "$len" "$rep" 0 "$line" >>"$csv" <<'PY'
+import sys
+kv, mode, ln, rep, lost, line = sys.argv[1:]
+d = dict(w.split("=", 1) for w in line.split())
+print(",".join([kv, mode, ln, rep, d["ns_med"], d["ns_p10"], d["ns_p90"], d["cyc_med"], lost]))
+PY
+		done
+		# the drop path: a full ring nobody reads
+		magnetctl stream create mbfull subbuf-size 4096 subbuf-count 2 >/dev/null
+		magnetctl probe enable bench stream mbfull >/dev/null
+		line=$(bench_cmd 1 "time magnet 64 $MICRO_N")
+		magnetctl probe disable bench >/dev/null
+		lost=$(stream_stat mbfull lost)
+		magnetctl stream delete mbfull >/dev/null
+		echo "# full ring: $line lost=$lost"
+		python3 - "$KV" magnet_full "64" "$rep" "$lost" "$line" >>"$csv" <<'PY'
+import sys
+kv, mode, ln, rep, lost, line = sys.argv[1:]
+d = dict(w.split("=", 1) for w in line.split())
+print(",".join([kv, mode, ln, rep, d["ns_med"], d["ns_p10"], d["ns_p90"], d["cyc_med"], lost]))
+PY
+	done
+}
+
+# ------------------------------------------------------------------
+# 2. perturbation: iperf3 UDP flood mgA -> mgB under each monitor
+# ------------------------------------------------------------------
+EV1="sock_send"
+EV2="sock_send udp_send"
+EV3="sock_send udp_send ip_send"
+EV4="sock_send udp_send ip_send dev_send"
+
+bpftrace_script() {	# the same four functions as MAGNET's m4
+	local sock
+	if [ -d /sys/kernel/tracing/events/sock/sock_send_length ] ||
+		[ -d /sys/kernel/debug/tracing/events/sock/sock_send_length ]; then
+		sock='tracepoint:sock:sock_send_length /args->ret > 0/ { printf("%llu %d %d sock_send %d\n", nsecs, cpu, tid, args->ret); }'
+	else
+		sock='kretprobe:__sock_sendmsg /(int64)retval > 0/ { printf("%llu %d %d sock_send %d\n", nsecs, cpu, tid, (int64)retval); }'
+	fi
+	cat <<BT
+BEGIN { printf("ready\n"); }
+$sock
+kprobe:udp_sendmsg { printf("%llu %d %d udp_send %d\n", nsecs, cpu, tid, arg2); }
+kprobe:ip_output { printf("%llu %d %d ip_send %llu\n", nsecs, cpu, tid, arg2); }
+tracepoint:net:net_dev_start_xmit { printf("%llu %d %d dev_send %d\n", nsecs, cpu, tid, args->len); }
+BT
+}
+
+# run_iperf TAG: one UDP flood (1400-byte datagrams, no rate limit) for
+# $P_DUR s; sets IP_GOODPUT (received Mb/s) IP_SENT (offered Mb/s) IP_LOSS
+# (% datagrams lost) IP_SCPU IP_RCPU (iperf3's own CPU %, sender and
+# receiver process) IP_PKTS (datagrams received).
+run_iperf() {
+	local tag=$1 sj=$RAW/$tag.server.json cj=$RAW/$tag.client.json
+	ip netns exec "$NS_B" iperf3 -s -1 -J -p 5201 >"$sj" 2>&1 &
+	local spid=$!
+	sleep 0.5
+	ip netns exec "$NS_A" iperf3 -c "$IP_B" -p 5201 -u -b 0 -l 1400 -t "$P_DUR" -J >"$cj" 2>&1
+	wait "$spid"
+	read -r IP_GOODPUT IP_SENT IP_LOSS IP_SCPU IP_RCPU IP_PKTS < <(python3 - "$cj" <<'PY'
+import json, sys
+try:
+    e = json.load(open(sys.argv[1]))["end"]
+    r, s, cpu = e["sum_received"], e["sum_sent"], e["cpu_utilization_percent"]
+    print("%.3f %.3f %.4f %.2f %.2f %d" % (r["bits_per_second"] / 1e6, s["bits_per_second"] / 1e6,
+          r.get("lost_percent", 0), cpu["host_total"], cpu["remote_total"],
+          r.get("packets", 0) - r.get("lost_packets", 0)))
+except Exception:
+    print("nan nan nan nan nan 0")
+PY
+)
+}
+
+# LTTng: only when $MAGNET_LTTNG_MODDIR has lttng-modules built for this
+# kernel (bench/lttng-build.sh) and lttng-tools is installed.  The modules
+# go into a writable copy of /lib/modules/KVER (a symlink tree plus
+# extra/, depmod'ed) bind-mounted over the read-only one, so that
+# lttng-sessiond can modprobe them.
+LTTNG_OK=
+lttng_setup() {
+	local d=${MAGNET_LTTNG_MODDIR:-} root=/tmp/magnet-bench-modroot
+	[ -n "$d" ] && [ -d "$d" ] && ls "$d"/*.ko >/dev/null 2>&1 || return 1
+	command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null || return 1
+	rm -rf "$root"
+	mkdir -p "$root/lib/modules"
+	cp -rs "/lib/modules/$KV" "$root/lib/modules/" || return 1
+	mkdir -p "$root/lib/modules/$KV/extra/lttng"
+	cp "$d"/*.ko "$root/lib/modules/$KV/extra/lttng/"
+	depmod -b "$root" "$KV" || return 1
+	mount --bind "$root/lib/modules/$KV" "/lib/modules/$KV" || return 1
+	on_exit "umount /lib/modules/$KV"
+	lttng-sessiond -d >"$RAW/lttng-sessiond.out" 2>&1 || return 1
+	sleep 2
+	on_exit "kill $(pgrep -d' ' -x lttng-sessiond)"
+	lttng list -k >"$RAW/lttng-list.out" 2>&1 || return 1
+	LTTNG_OK=1
+}
+
+lttng_start() {	# the same four layers as m4, as kprobes
+	local sockfn
+	lttng create mgbench --output="$TMPD/lt" >/dev/null || return 1
+	lttng enable-channel -k ch --subbuf-size=1M --num-subbuf=4 >/dev/null || return 1
+	if grep -qw __sock_sendmsg /proc/kallsyms; then sockfn=__sock_sendmsg; else sockfn=sock_write_iter; fi
+	lttng enable-event -k -c ch --probe="$sockfn" sock_send >/dev/null &&
+	lttng enable-event -k -c ch --probe=udp_sendmsg udp_send >/dev/null &&
+	lttng enable-event -k -c ch --probe=ip_output ip_send >/dev/null &&
+	lttng enable-event -k -c ch --probe=dev_hard_start_xmit dev_send >/dev/null &&
+	lttng start >/dev/null
+}
+
+perturb_one() {	# perturb_one CONFIG REP
+	local cfg=$1 rep=$2 tag="$1.$2" cpid="" t0 t1 ev="" prod=0 lost=0 ccpu=0 c0=0 c1=0 f
+	case $cfg in
+	m1) ev=$EV1 ;; m2) ev=$EV2 ;; m3) ev=$EV3 ;; m4) ev=$EV4 ;;
+	esac
+	if [ -n "$ev" ]; then
+		magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
+		# shellcheck disable=SC2086
+		magnetctl probe enable $ev stream net >/dev/null || bail_out "enable $ev"
+		"$MAGNETCTL" record net -o "$TMPD/net.trace" >"$RAW/$tag.record.out" 2>&1 &
+		cpid=$!
+		sleep 0.3
+	elif [ "$cfg" = tcpdump ]; then
+		ip netns exec "$NS_A" tcpdump -i "$VETH_A" -s 96 -n -w "$TMPD/t.pcap" udp >"$RAW/$tag.tcpdump.out" 2>&1 &
+		cpid=$!
+		wait_line "$RAW/$tag.tcpdump.out" 'listening on' 20
+	elif [ "$cfg" = bpftrace ]; then
+		bpftrace_script >"$TMPD/m4.bt"
+		bpftrace -o "$TMPD/bt.out" "$TMPD/m4.bt" >"$RAW/$tag.bpftrace.out" 2>&1 &
+		cpid=$!
+		wait_line "$TMPD/bt.out" '^ready' 180 || echo "# bpftrace did not start: $(tail -3 "$RAW/$tag.bpftrace.out")"
+	fi
+	if [ "$cfg" = lttng ]; then
+		lttng_start >"$RAW/$tag.lttng.out" 2>&1 || echo "# lttng start failed: $(tail -3 "$RAW/$tag.lttng.out")"
+		cpid=$(pgrep -d' ' -x lttng-consumerd)
+	fi
+	if [ -n "$cpid" ]; then c0=0; for p in $cpid; do c0=$((c0 + $(cputicks "$p"))); done; fi
+	t0=$(date +%s.%N)
+	run_iperf "$tag"
+	t1=$(date +%s.%N)
+	if [ -n "$cpid" ]; then
+		c1=0; for p in $cpid; do c1=$((c1 + $(cputicks "$p"))); done
+		ccpu=$(python3 -c "print('%.2f' % (100.0 * ($c1 - $c0) / $HZ_TCK / ($t1 - $t0)))")
+	fi
+	if [ -n "$ev" ]; then
+		# shellcheck disable=SC2086
+		magnetctl probe disable $ev >/dev/null
+		kill -INT "$cpid"; wait "$cpid"
+		prod=$(stream_stat net produced)
+		lost=$(stream_stat net lost)
+		magnetctl stream delete net >/dev/null
+	elif [ "$cfg" = tcpdump ]; then
+		kill -INT "$cpid"; wait "$cpid"
+		# "N packets received by filter", "M packets dropped by kernel"
+		prod=$(awk '/received by filter/ {print $1}' "$RAW/$tag.tcpdump.out")
+		lost=$(awk '/dropped by kernel/ {print $1}' "$RAW/$tag.tcpdump.out")
+	elif [ "$cfg" = lttng ]; then
+		# "Warning: N events were discarded ..." on stop
+		lttng stop >>"$RAW/$tag.lttng.out" 2>&1
+		lost=$(grep -oE '[0-9]+ events were discarded' "$RAW/$tag.lttng.out" | awk '{s += $1} END {print s + 0}')
+		lttng destroy >>"$RAW/$tag.lttng.out" 2>&1
+		prod=0	# not counted: no trace decoder in the guest
+	elif [ "$cfg" = bpftrace ]; then
+		kill -INT "$cpid"; wait "$cpid"
+		prod=$(grep -cv '^ready' "$TMPD/bt.out" || true)
+		lost=$(grep -oE 'Lost [0-9]+ events' "$TMPD/bt.out" "$RAW/$tag.bpftrace.out" 2>/dev/null |
+			awk '{s += $2} END {print s + 0}')
+	fi
+	f=$(du -k "$TMPD" | tail -1 | awk '{print $1}')
+	rm -f "$TMPD"/*
+	echo "$KV,$cfg,$rep,$IP_GOODPUT,$IP_SENT,$IP_PKTS,$IP_LOSS,$IP_SCPU,$IP_RCPU,$ccpu,${prod:-0},${lost:-0},$f" >>"$R/perturb.csv"
+	echo "# perturb $cfg rep $rep: goodput=${IP_GOODPUT}Mb/s loss=$IP_LOSS% snd=$IP_SCPU% rcv=$IP_RCPU% consumer=$ccpu% events=$prod lost=$lost"
+}
+
+perturb() {
+	local rep cfg cfgs="none loaded m1 m2 m3 m4 tcpdump"
+	command -v tcpdump >/dev/null || cfgs=${cfgs/tcpdump/}
+	command -v bpftrace >/dev/null && cfgs="$cfgs bpftrace"
+	if lttng_setup >"$RAW/lttng-setup.out" 2>&1; then
+		cfgs="$cfgs lttng"
+	else
+		echo "# LTTng left out: $(tail -2 "$RAW/lttng-setup.out" 2>/dev/null)"
+	fi
+	echo "kernel,config,rep,goodput_mbps,sent_mbps,rcv_packets,loss_pct,sender_cpu,receiver_cpu,consumer_cpu,events,events_lost,file_kb" >"$R/perturb.csv"
+	# "none": magnet_net not loaded (magnet.ko is: magnetctl needs it)
+	for rep in $(seq 1 "$P_REPS"); do
+		for cfg in $cfgs; do
+			if [ "$cfg" = none ]; then
+				rmmod magnet_bench magnet_net magnet
+				perturb_one none "$rep"
+				insmod "$MAGNET_MODDIR/magnet.ko" && insmod "$MAGNET_MODDIR/magnet_net.ko" &&
+					insmod "$MAGNET_MODDIR/magnet_bench.ko" || bail_out "reload"
+			else
+				perturb_one "$cfg" "$rep"
+			fi
+		done
+	done
+}
+
+# ------------------------------------------------------------------
+# 3. drain throughput: a kthread on CPU 0 adds events as fast as it can,
+#    magnetctl record on CPU 1 writes them to a file in the guest's /tmp
+# ------------------------------------------------------------------
+drain() {
+	local rep len cpid c0 c1 line ev ns prod lost bytes rd
+	echo "kernel,len,rep,seconds,produced,lost,read,bytes,MBps,events_per_s,loss_pct,reader_cpu" >"$R/drain.csv"
+	for rep in $(seq 1 "$D_REPS"); do
+		for len in 24 64 256 1024 4064; do
+			magnetctl stream create dr subbuf-size 1M subbuf-count 8 >/dev/null || bail_out "stream dr"
+			magnetctl probe enable bench stream dr >/dev/null
+			taskset -c 1 "$MAGNETCTL" record dr -o "$TMPD/dr.trace" >"$RAW/drain.$len.$rep.out" 2>&1 &
+			cpid=$!
+			sleep 0.3
+			c0=$(cputicks "$cpid")
+			line=$(bench_cmd 1 "produce $len $D_MS 0")
+			c1=$(cputicks "$cpid")
+			magnetctl probe disable bench >/dev/null
+			kill -INT "$cpid"; wait "$cpid"
+			prod=$(stream_stat dr produced)
+			lost=$(stream_stat dr lost)
+			rd=$(stream_stat dr read)
+			bytes=$(stream_stat dr bytes)
+			magnetctl stream delete dr >/dev/null
+			rm -f "$TMPD"/*
+			ns=$(sed -E 's/.* ns=([0-9]+).*/\1/' <<<"$line")
+			python3 - "$KV" "$len" "$rep" "$ns" "$prod" "$lost" "$rd" "$bytes" "$c0" "$c1" "$HZ_TCK" >>"$R/drain.csv" <<'PY'
+import sys
+kv, ln, rep, ns, prod, lost, rd, by, c0, c1, hz = sys.argv[1:]
+s = int(ns) / 1e9
+prod, lost, rd, by = int(prod), int(lost), int(rd), int(by)
+print("%s,%s,%s,%.3f,%d,%d,%d,%d,%.2f,%.0f,%.3f,%.1f" % (kv, ln, rep, s, prod, lost, rd, by,
+      by / s / 1e6, (prod - lost) / s, 100.0 * lost / max(prod, 1),
+      100.0 * (int(c1) - int(c0)) / int(hz) / s))
+PY
+			echo "# drain len=$len rep=$rep: $(tail -1 "$R/drain.csv")"
+		done
+	done
+}
+
+# ------------------------------------------------------------------
+# 4. event loss vs buffer size: iperf3 UDP flood, 4 events per packet
+# ------------------------------------------------------------------
+loss() {
+	local rep kb cpid prod lost
+	echo "kernel,total_kb_per_cpu,subbuf_kb,subbuf_count,rep,produced,lost,loss_pct,goodput_mbps" >"$R/loss.csv"
+	for rep in $(seq 1 "$L_REPS"); do
+		for kb in $LOSS_KB; do
+			magnetctl stream create ls subbuf-size "$((kb / 2))K" subbuf-count 2 >/dev/null || bail_out "stream ls"
+			# shellcheck disable=SC2086
+			magnetctl probe enable $EV4 stream ls >/dev/null
+			"$MAGNETCTL" record ls -o "$TMPD/ls.trace" >"$RAW/loss.$kb.$rep.out" 2>&1 &
+			cpid=$!
+			sleep 0.3
+			P_DUR=$L_DUR run_iperf "loss.$kb.$rep"
+			# shellcheck disable=SC2086
+			magnetctl probe disable $EV4 >/dev/null
+			kill -INT "$cpid"; wait "$cpid"
+			prod=$(stream_stat ls produced)
+			lost=$(stream_stat ls lost)
+			magnetctl stream delete ls >/dev/null
+			rm -f "$TMPD"/*
+			echo "$KV,$kb,$((kb / 2)),2,$rep,$prod,$lost,$(python3 -c "print('%.4f' % (100.0 * $lost / max($prod, 1)))"),$IP_GOODPUT" >>"$R/loss.csv"
+			echo "# loss ${kb}K rep $rep: $(tail -1 "$R/loss.csv")"
+		done
+	done
+}
+
+netns_setup || bail_out "network namespaces"
+for p in $parts; do
+	echo "# === $p ($mode) on $KV: $(date -u +%T)"
+	"$p"
+done
+echo "# done: $(date -u +%T)"
+magnet_unload || true
+ok "benchmarks ran (no timing assertions)"
+done_testing

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turns bench/results/<kver>/*.csv into docs/benchmarks.md and
+docs/img/bench-*.png (gnuplot).  Run by bench/run.sh; can be rerun alone:
+
+    python3 bench/report.py
+
+Statistics: per configuration the median over repetitions, the spread as
+min..max, and the ratio of the median to the baseline's median measured in
+the same VM run.  Nothing here judges a number.
+"""
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RES = os.path.join(TOP, "bench", "results")
+IMG = os.path.join(TOP, "docs", "img")
+DOC = os.path.join(TOP, "docs", "benchmarks.md")
+TEMPLATE = os.path.join(TOP, "bench", "benchmarks.md.in")
+
+
+def fnum(x):
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def read_csv(kver, name):
+    p = os.path.join(RES, kver, name)
+    if not os.path.exists(p):
+        return []
+    with open(p) as f:
+        return list(csv.DictReader(f))
+
+
+def env(kver):
+    d = {}
+    p = os.path.join(RES, kver, "env.txt")
+    if os.path.exists(p):
+        for line in open(p):
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                d[k] = v
+    return d
+
+
+def med(xs):
+    xs = [x for x in xs if x == x]
+    return statistics.median(xs) if xs else float("nan")
+
+
+def spread(xs, fmt):
+    xs = [x for x in xs if x == x]
+    if not xs:
+        return "n/a"
+    return (fmt + "..." + fmt) % (min(xs), max(xs))
+
+
+def group(rows, *keys):
+    out = {}
+    for r in rows:
+        out.setdefault(tuple(r[k] for k in keys), []).append(r)
+    return out
+
+
+def gnuplot(script):
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True,
+                       capture_output=True)
+        return True
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.stderr.write("report: gnuplot failed: %s\n" % getattr(e, "stderr", e))
+        return False
+
+
+def short(kver):
+    return kver.split("-")[0].split("+")[0]
+
+
+PERTURB_ORDER = ["none", "loaded", "m1", "m2", "m3", "m4", "tcpdump", "bpftrace", "lttng"]
+PERTURB_DESC = {
+    "none": "no monitoring (no MAGNET module loaded)",
+    "loaded": "MAGNET loaded, probes off",
+    "m1": "MAGNET, 1 event/packet (sock_send)",
+    "m2": "MAGNET, 2 events (+ udp_send)",
+    "m3": "MAGNET, 3 events (+ ip_send)",
+    "m4": "MAGNET, 4 events (+ dev_send)",
+    "tcpdump": "tcpdump -s 96 -w FILE on the sender's veth",
+    "bpftrace": "bpftrace, same 4 hooks, printf to a file",
+}
+
+
+def perturb_section(kvers):
+    md = []
+    for kv in kvers:
+        rows = read_csv(kv, "perturb.csv")
+        if not rows:
+            continue
+        g = group(rows, "config")
+        base = med([fnum(r["goodput_mbps"]) for r in g.get(("none",), [])])
+        md.append("\n#### %s\n" % kv)
+        md.append("| configuration | n | goodput Mb/s median (min...max) | vs. none | offered Mb/s | datagrams lost % | sender CPU % | receiver CPU % | consumer CPU % | events recorded | events lost % |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        dat = []
+        for i, c in enumerate([c for c in PERTURB_ORDER if (c,) in g]):
+            rs = g[(c,)]
+            gp = [fnum(r["goodput_mbps"]) for r in rs]
+            ev = [fnum(r["events"]) for r in rs]
+            el = [fnum(r["events_lost"]) for r in rs]
+            lostpct = [100.0 * l / (e + (l if c == "bpftrace" else 0)) if e else float("nan")
+                       for e, l in zip(ev, el)]
+            ratio = med(gp) / base if base and base == base else float("nan")
+            md.append("| %s | %d | %.1f (%s) | %.2f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |" % (
+                PERTURB_DESC.get(c, c), len(rs), med(gp), spread(gp, "%.1f"), ratio,
+                med([fnum(r["sent_mbps"]) for r in rs]),
+                med([fnum(r["loss_pct"]) for r in rs]),
+                med([fnum(r["sender_cpu"]) for r in rs]),
+                med([fnum(r["receiver_cpu"]) for r in rs]),
+                "-" if c in ("none", "loaded") else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
+                "-" if c in ("none", "loaded") else "%.0f" % med(ev),
+                "-" if c in ("none", "loaded") else "%.2f" % med(lostpct)))
+            dat.append("%d %s %.4f %.4f %.4f %.2f" % (
+                i, c, ratio, min(gp) / base if base else 0, max(gp) / base if base else 0,
+                med([fnum(r["consumer_cpu"]) for r in rs])))
+        png = "bench-perturb-%s.png" % short(kv)
+        datf = os.path.join(IMG, png + ".dat")
+        with open(datf, "w") as f:
+            f.write("\n".join(dat) + "\n")
+        if gnuplot("""set terminal pngcairo size 900,420 font ",10"
+set output "%s"
+set title "Goodput relative to no monitoring (iperf3 UDP flood), %s, TCG VM"
+set style fill solid 0.6
+set boxwidth 0.6
+set yrange [0:*]
+set ylabel "goodput / baseline (median, bars: min..max)"
+set y2label "consumer CPU %%"
+set y2tics
+set ytics nomirror
+set xtics rotate by -20
+plot "%s" using 1:3:xtic(2) with boxes title "goodput ratio", \\
+     "" using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 notitle, \\
+     "" using 1:6 axes x1y2 with points pt 7 ps 1.2 title "consumer CPU %%"
+""" % (os.path.join(IMG, png), kv, datf)):
+            md.append("\n![perturbation %s](img/%s)\n" % (kv, png))
+    return "\n".join(md)
+
+
+def micro_section(kvers):
+    md = []
+    plots = []
+    for kv in kvers:
+        rows = read_csv(kv, "micro.csv")
+        if not rows:
+            continue
+        g = group(rows, "mode", "len")
+        md.append("\n#### %s\n" % kv)
+        md.append("| what | payload B | n | ns/call median (min...max over runs) | TSC cycles/call | vs. ftrace ring buffer, same payload |")
+        md.append("| --- | --- | --- | --- | --- | --- |")
+        order = [("empty", "0"), ("off", "0")]
+        for ln in ["0", "16", "64", "256", "1024"]:
+            order += [("magnet", ln), ("ftrace", ln)]
+        order.append(("magnet_full", "64"))
+        names = {"empty": "timing loop alone", "off": "magnet_add(), point disabled",
+                 "magnet": "magnet_add(), enabled", "ftrace": "ftrace ring buffer reserve+commit",
+                 "magnet_full": "magnet_add(), ring full (drop + count)"}
+        dat = {"magnet": [], "ftrace": []}
+        for k in order:
+            if k not in g:
+                continue
+            rs = g[k]
+            ns = [fnum(r["ns_med"]) for r in rs]
+            ratio = ""
+            if k[0] == "magnet" and ("ftrace", k[1]) in g:
+                ratio = "%.2f" % (med(ns) / med([fnum(r["ns_med"]) for r in g[("ftrace", k[1])]]))
+            md.append("| %s | %s | %d | %.1f (%s) | %.0f | %s |" % (
+                names[k[0]], k[1], len(rs), med(ns), spread(ns, "%.1f"),
+                med([fnum(r["cyc_med"]) for r in rs]), ratio))
+            if k[0] in dat:
+                dat[k[0]].append("%s %.2f %.2f %.2f" % (k[1], med(ns), min(ns), max(ns)))
+        for m in dat:
+            f = os.path.join(IMG, "bench-micro-%s-%s.dat" % (m, short(kv)))
+            with open(f, "w") as fh:
+                fh.write("\n".join(dat[m]) + "\n")
+            plots.append('"%s" using ($1+1):2:3:4 with yerrorlines title "%s %s"' % (f, m, short(kv)))
+    if plots and gnuplot("""set terminal pngcairo size 800,420 font ",10"
+set output "%s"
+set title "Cost per event in the VM (median of per-run medians; bars min..max)"
+set logscale x 2
+set xlabel "payload bytes + 1"
+set ylabel "ns per call"
+set yrange [0:*]
+set key top left
+plot %s
+""" % (os.path.join(IMG, "bench-micro.png"), ", ".join(plots))):
+        md.append("\n![cost per event](img/bench-micro.png)\n")
+    return "\n".join(md)
+
+
+def drain_section(kvers):
+    md = []
+    plots = []
+    for kv in kvers:
+        rows = read_csv(kv, "drain.csv")
+        if not rows:
+            continue
+        g = group(rows, "len")
+        md.append("\n#### %s\n" % kv)
+        md.append("| payload B | record B | n | delivered MB/s median (min...max) | delivered events/s | produced events/s | lost % | reader CPU % |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        dat = []
+        for ln in sorted(g, key=lambda k: int(k[0])):
+            rs = g[ln]
+            mb = [fnum(r["MBps"]) for r in rs]
+            prod = [fnum(r["produced"]) / fnum(r["seconds"]) for r in rs]
+            rec = (int(ln[0]) + 32 + 7) // 8 * 8
+            md.append("| %s | %d | %d | %.1f (%s) | %.0f | %.0f | %.1f | %.1f |" % (
+                ln[0], rec, len(rs), med(mb), spread(mb, "%.1f"),
+                med([fnum(r["events_per_s"]) for r in rs]), med(prod),
+                med([fnum(r["loss_pct"]) for r in rs]),
+                med([fnum(r["reader_cpu"]) for r in rs])))
+            dat.append("%d %.2f %.2f %.2f %.1f" % (rec, med(mb), min(mb), max(mb),
+                                                 med([fnum(r["reader_cpu"]) for r in rs])))
+        f = os.path.join(IMG, "bench-drain-%s.dat" % short(kv))
+        with open(f, "w") as fh:
+            fh.write("\n".join(dat) + "\n")
+        plots.append('"%s" using 1:2:3:4 with yerrorlines title "MB/s %s", "" using 1:5 axes x1y2 with linespoints dt 2 title "reader CPU %% %s"' % (f, short(kv), short(kv)))
+    if plots and gnuplot("""set terminal pngcairo size 800,420 font ",10"
+set output "%s"
+set title "Drain throughput of magnetctl record (producer saturating one CPU)"
+set logscale x 2
+set xlabel "record size, bytes"
+set ylabel "MB/s delivered to the trace file"
+set y2label "reader CPU %%"
+set y2tics
+set ytics nomirror
+set yrange [0:*]
+set y2range [0:*]
+set key top left
+plot %s
+""" % (os.path.join(IMG, "bench-drain.png"), ", ".join(plots))):
+        md.append("\n![drain throughput](img/bench-drain.png)\n")
+    return "\n".join(md)
+
+
+def loss_section(kvers):
+    md = []
+    plots = []
+    for kv in kvers:
+        rows = read_csv(kv, "loss.csv")
+        if not rows:
+            continue
+        g = group(rows, "total_kb_per_cpu")
+        md.append("\n#### %s\n" % kv)
+        md.append("| ring per CPU (2 sub-buffers) | n | events produced | loss % median (min...max) | goodput Mb/s |")
+        md.append("| --- | --- | --- | --- | --- |")
+        dat = []
+        for kb in sorted(g, key=lambda k: int(k[0])):
+            rs = g[kb]
+            lp = [fnum(r["loss_pct"]) for r in rs]
+            md.append("| %s KiB | %d | %.0f | %.3f (%s) | %.1f |" % (
+                kb[0], len(rs), med([fnum(r["produced"]) for r in rs]), med(lp),
+                spread(lp, "%.3f"), med([fnum(r["goodput_mbps"]) for r in rs])))
+            dat.append("%s %.4f %.4f %.4f" % (kb[0], med(lp), min(lp), max(lp)))
+        f = os.path.join(IMG, "bench-loss-%s.dat" % short(kv))
+        with open(f, "w") as fh:
+            fh.write("\n".join(dat) + "\n")
+        plots.append('"%s" using 1:2:3:4 with yerrorlines title "%s"' % (f, short(kv)))
+    if plots and gnuplot("""set terminal pngcairo size 800,420 font ",10"
+set output "%s"
+set title "Event loss vs ring size (iperf3 UDP flood, 4 events/packet, magnetctl record)"
+set logscale x 2
+set xlabel "ring size per CPU, KiB"
+set ylabel "events lost, %%"
+set yrange [0:*]
+plot %s
+""" % (os.path.join(IMG, "bench-loss.png"), ", ".join(plots))):
+        md.append("\n![loss vs buffer size](img/bench-loss.png)\n")
+    return "\n".join(md)
+
+
+def env_section(kvers):
+    md = ["| kernel | mode | vCPUs | guest memory | CPU model (as the guest sees it) | clocksource | trace files on | run at |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for kv in kvers:
+        e = env(kv)
+        md.append("| %s | %s | %s | %s MiB | %s | %s | %s | %s |" % (
+            kv, e.get("mode", "?"), e.get("cpus", "?"),
+            int(e.get("mem_kb", "0") or 0) // 1024, e.get("cpu_model", "?"),
+            e.get("clocksource", "?"), e.get("tmp_fs", "?"), e.get("date", "?")))
+    tools = env(kvers[0]) if kvers else {}
+    md.append("\nTools: %s; %s; %s." % (tools.get("iperf3", "?"), tools.get("tcpdump", "?"),
+                                       tools.get("bpftrace", "?")))
+    return "\n".join(md)
+
+
+def findings(kvers):
+    md = []
+    for kv in kvers:
+        lines = []
+        pr = group(read_csv(kv, "perturb.csv"), "config")
+        if ("none",) in pr:
+            base = med([fnum(r["goodput_mbps"]) for r in pr[("none",)]])
+            parts = []
+            for c in ["loaded", "m1", "m4", "tcpdump", "bpftrace"]:
+                if (c,) in pr:
+                    rs = pr[(c,)]
+                    parts.append("%s %.2f" % (c, med([fnum(r["goodput_mbps"]) for r in rs]) / base))
+            lines.append("goodput relative to no monitoring (baseline %.0f Mb/s): %s" % (base, ", ".join(parts)))
+            parts = []
+            for c in ["m4", "tcpdump", "bpftrace"]:
+                if (c,) in pr:
+                    parts.append("%s %.1f %%" % (c, med([fnum(r["consumer_cpu"]) for r in pr[(c,)]])))
+            if parts:
+                lines.append("CPU of the consumer process (magnetctl record / tcpdump / bpftrace): " + ", ".join(parts))
+        mi = group(read_csv(kv, "micro.csv"), "mode", "len")
+        if ("magnet", "64") in mi and ("ftrace", "64") in mi:
+            m = med([fnum(r["ns_med"]) for r in mi[("magnet", "64")]])
+            f = med([fnum(r["ns_med"]) for r in mi[("ftrace", "64")]])
+            c = med([fnum(r["cyc_med"]) for r in mi[("magnet", "64")]])
+            off = med([fnum(r["ns_med"]) for r in mi.get(("off", "0"), [])])
+            lines.append("magnet_add() with a 64-byte payload: %.0f ns (%.0f TSC cycles) per call, %.2f x the ftrace ring buffer's %.0f ns; a disabled point: %.1f ns" % (m, c, m / f, f, off))
+        dr = group(read_csv(kv, "drain.csv"), "len")
+        if dr:
+            best = max(dr, key=lambda k: med([fnum(r["MBps"]) for r in dr[k]]))
+            rs = dr[best]
+            lines.append("drain: up to %.0f MB/s (%s-byte payloads, %.0f events/s, reader CPU %.0f %%, %.1f %% of the produced events lost because the producer outruns the reader)" % (
+                med([fnum(r["MBps"]) for r in rs]), best[0], med([fnum(r["events_per_s"]) for r in rs]),
+                med([fnum(r["reader_cpu"]) for r in rs]), med([fnum(r["loss_pct"]) for r in rs])))
+        lo = group(read_csv(kv, "loss.csv"), "total_kb_per_cpu")
+        if lo:
+            ks = sorted(lo, key=lambda k: int(k[0]))
+            lines.append("event loss at the smallest ring (%s KiB per CPU): %.3f %%; at the largest (%s KiB): %.3f %%" % (
+                ks[0][0], med([fnum(r["loss_pct"]) for r in lo[ks[0]]]),
+                ks[-1][0], med([fnum(r["loss_pct"]) for r in lo[ks[-1]]])))
+        if lines:
+            md.append("**%s** (%s mode)\n" % (kv, env(kv).get("mode", "?")))
+            md.extend("- " + l for l in lines)
+            md.append("")
+    return "\n".join(md)
+
+
+def main():
+    os.makedirs(IMG, exist_ok=True)
+    kvers = sorted(d for d in os.listdir(RES) if os.path.isdir(os.path.join(RES, d))) \
+        if os.path.isdir(RES) else []
+    with open(TEMPLATE) as f:
+        doc = f.read()
+    for key, fn in (("ENV", env_section), ("FINDINGS", findings), ("PERTURB", perturb_section),
+                    ("MICRO", micro_section), ("DRAIN", drain_section),
+                    ("LOSS", loss_section)):
+        doc = doc.replace("@%s@" % key, fn(kvers) or "(not measured)")
+    with open(DOC, "w") as f:
+        f.write(doc)
+    # the .dat files are intermediate
+    for n in os.listdir(IMG):
+        if n.startswith("bench-") and n.endswith(".dat"):
+            os.unlink(os.path.join(IMG, n))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# MAGNET benchmarks, one command:
+#
+#   ./bench/run.sh [--quick|--full] [KVER|all]
+#
+# Installs what it needs (scripts/install-deps.sh, bench/install.sh),
+# builds magnetctl (in build/bench, a build tree of its own) and the
+# modules for KVER, boots KVER in a VM (scripts/vm-run.sh: TCG, 2 vCPUs,
+# 2 GiB) and runs bench/guest.sh there, which writes CSV files into
+# bench/results/KVER/; then bench/report.py turns every
+# bench/results/*/ into docs/benchmarks.md and docs/img/bench-*.png.
+#
+# --quick (default): fewer repetitions and shorter runs, < 10 minutes for
+# one kernel.  --full: >= 5 repetitions of everything, about 25 minutes
+# per kernel.  --lttng: also build lttng-modules (bench/lttng-build.sh,
+# 10-20 minutes per kernel, needs network for the clone) and add LTTng to
+# the perturbation experiment; a previous build in build/bench/lttng/KVER
+# is used without the flag.  KVER defaults to 6.12.95+deb12-amd64 if installed, else the
+# newest kernel of scripts/kernels.sh; "all" runs every kernel there.
+#
+# These are measurements, never tests: nothing here passes or fails on a
+# number.  MAGNET_BENCH_PARTS="micro perturb drain loss" runs a subset.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+mode=quick
+kver=
+lttng=
+for a; do
+	case $a in
+	--quick) mode=quick ;;
+	--full) mode=full ;;
+	--lttng) lttng=1 ;;
+	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	-*) echo "usage: $0 [--quick|--full] [--lttng] [KVER|all]" >&2; exit 2 ;;
+	*) kver=$a ;;
+	esac
+done
+
+./scripts/install-deps.sh
+./bench/install.sh
+
+kernels=$(./scripts/kernels.sh)
+if [ -z "$kver" ]; then
+	if grep -qx '6.12.95+deb12-amd64' <<<"$kernels"; then
+		kver=6.12.95+deb12-amd64
+	else
+		kver=$(tail -1 <<<"$kernels")
+	fi
+fi
+[ "$kver" = all ] && kvers=$kernels || kvers=$kver
+
+# A private user-space build: the shared build/ may be rebuilt by someone
+# else while the VM runs.
+cmake -S . -B build/bench -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/bench -j2 --target magnetctl >/dev/null
+export MAGNETCTL=$top/build/bench/magnetctl/magnetctl
+export MAGNET_BENCH_MODE=$mode
+[ "$mode" = full ] && limit=2400 || limit=720
+
+rc=0
+for k in $kvers; do
+	./scripts/build-modules.sh "$k" >/dev/null
+	# a copy of the modules: the shared build/modules may be rebuilt meanwhile
+	mods=$top/build/bench/modules/$k
+	mkdir -p "$mods"
+	cp "$top/build/modules/$k"/*.ko "$mods/"
+	lt=$top/build/bench/lttng/$k
+	if [ -n "$lttng" ] && ! ls "$lt"/*.ko >/dev/null 2>&1; then
+		./bench/lttng-build.sh "$k" || echo "bench: no LTTng for $k"
+	fi
+	if ls "$lt"/*.ko >/dev/null 2>&1; then
+		export MAGNET_LTTNG_MODDIR=$lt
+	else
+		unset MAGNET_LTTNG_MODDIR
+	fi
+	out=$top/bench/results/$k
+	rm -rf "$out"
+	mkdir -p "$out"
+	echo "bench: $k ($mode), results in $out"
+	MAGNET_MODDIR=$mods ./scripts/vm-run.sh -o "$out" -t "$limit" "$k" bench/guest.sh || rc=1
+done
+python3 bench/report.py
+echo "bench: docs/benchmarks.md written"
+exit $rc
