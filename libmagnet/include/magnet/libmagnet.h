@@ -283,6 +283,83 @@ LIBMAGNET_API const char *magnet_trace_errmsg(const struct magnet_trace *t);
 LIBMAGNET_API unsigned long long magnet_trace_offset(const struct magnet_trace *t);
 LIBMAGNET_API void magnet_trace_close(struct magnet_trace *t);
 
+/*
+ * The read rule of a stream file descriptor (docs/IOCTL.md): a read
+ * completes when @bytes of records and @n probe events are there, after
+ * @ms milliseconds (0: never) with what there is, or at the stream's end.
+ * 0 or -errno (-EINVAL: watermark above one CPU's ring, negative timeout).
+ */
+LIBMAGNET_API int magnet_stream_set_watermark(int fd, __u64 bytes);
+LIBMAGNET_API int magnet_stream_get_watermark(int fd, __u64 *bytes);
+LIBMAGNET_API int magnet_stream_set_timeout(int fd, __s64 ms);
+LIBMAGNET_API int magnet_stream_get_timeout(int fd, __s64 *ms);
+LIBMAGNET_API int magnet_stream_set_min_events(int fd, __u64 n);
+LIBMAGNET_API int magnet_stream_get_min_events(int fd, __u64 *n);
+/* One read that never waits: bytes, 0 at EOF, -EAGAIN (rule not met). */
+LIBMAGNET_API ssize_t magnet_stream_read_nonblock(int fd, void *buf, size_t len);
+/*
+ * Signal-driven I/O: this process gets @sig (0: SIGIO; a real-time signal
+ * carries si_fd and si_band) each time the stream becomes readable by
+ * the rule after a read.
+ */
+LIBMAGNET_API int magnet_stream_sigio(int fd, int sig);
+
+/*
+ * Asynchronous reader on libaio: @depth reads of @buf_size bytes (at least
+ * MAGNET_REC_MAX) stay in flight; next() returns the next completed one:
+ * bytes of whole records (*data valid until the next call), 0 at the
+ * stream's end, -ETIMEDOUT (the read timeout passed with nothing),
+ * -EAGAIN (@timeout_ms passed; -1 waits), -EINTR, -errno.  Reads complete
+ * in stream order.  cancel() cancels what is in flight and returns the
+ * completions one by one (data that raced the cancel, then -ECANCELED),
+ * 0 when none is left: nothing is lost by stopping.
+ */
+struct magnet_aio_reader;
+LIBMAGNET_API int magnet_aio_reader_open(int fd, unsigned int depth,
+					 size_t buf_size,
+					 struct magnet_aio_reader **out);
+LIBMAGNET_API ssize_t magnet_aio_reader_next(struct magnet_aio_reader *ar,
+					     int timeout_ms, const void **data);
+LIBMAGNET_API ssize_t magnet_aio_reader_cancel(struct magnet_aio_reader *ar,
+					       const void **data);
+LIBMAGNET_API void magnet_aio_reader_close(struct magnet_aio_reader *ar);
+
+/*
+ * The same on io_uring (-EOPNOTSUPP when built without liburing).
+ * io_uring retries short reads of regular files, and stream files are
+ * debugfs regular files: a read completes when its buffer is full as far
+ * as whole records go (or at the end).  Use @buf_size = the watermark.
+ */
+struct magnet_uring_reader;
+LIBMAGNET_API int magnet_uring_reader_open(int fd, unsigned int depth,
+					   size_t buf_size,
+					   struct magnet_uring_reader **out);
+LIBMAGNET_API ssize_t magnet_uring_reader_next(struct magnet_uring_reader *ur,
+					       int timeout_ms, const void **data);
+LIBMAGNET_API void magnet_uring_reader_close(struct magnet_uring_reader *ur);
+
+/*
+ * Merge reader: push() whole records as read from a stream (any CPU mix);
+ * next() hands them out in timestamp order.  Each CPU's records come in
+ * order, so the oldest head is safe once every CPU seen so far has a
+ * record waiting; otherwise it is held back until the newest timestamp
+ * pushed is @window_ns past it or more than @max_records (0: 65536) are
+ * held (the bounded lookahead).  A CPU whose data comes later than that
+ * is emitted out of order and counted by magnet_merge_late().  SYSINFO and
+ * EVENTDEF pass through first.  next(): 1 (*rec valid until the next
+ * call), 0 nothing ready (@flush: hand out everything held).
+ * push(): 0, -EBADMSG, -ENOMEM.
+ */
+struct magnet_merge;
+LIBMAGNET_API struct magnet_merge *magnet_merge_new(__u64 window_ns,
+						    size_t max_records);
+LIBMAGNET_API int magnet_merge_push(struct magnet_merge *m, const void *buf,
+				    size_t len);
+LIBMAGNET_API int magnet_merge_next(struct magnet_merge *m, bool flush,
+				    const struct magnet_rec_hdr **rec);
+LIBMAGNET_API unsigned long long magnet_merge_late(const struct magnet_merge *m);
+LIBMAGNET_API void magnet_merge_free(struct magnet_merge *m);
+
 #ifdef __cplusplus
 }
 #endif
