@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * magnetctl record STREAM -o FILE [--duration SECONDS]
+ * magnetctl record STREAM -o FILE [--duration SECONDS] [--watermark BYTES]
+ *                  [--timeout MS] [--min-events N]
  *
  * Copies a stream file to FILE byte for byte (the trace format is the
  * stream format) until SIGINT/SIGTERM, the duration or the stream's end,
- * then flushes pending LOST records and drains what is left.
+ * then flushes pending LOST records and drains what is left.  Reads are
+ * asynchronous (libaio, RECORD_DEPTH in flight) under the file's read rule
+ * (docs/IOCTL.md); at a stop the reads in flight are cancelled and what
+ * they took is kept, then non-blocking reads drain the rest.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +23,7 @@
 #include "output.h"
 
 #define RECORD_BUF_SIZE	(1u << 20)
+#define RECORD_DEPTH	4
 
 static volatile sig_atomic_t record_stop;
 
@@ -26,6 +31,8 @@ struct recorder {
 	const char *out_path;
 	int in, out;
 	void *buf;
+	struct magnet_aio_reader *ar;
+	uint32_t watermark, timeout_ms, min_events;
 	struct magnet_decoder *dec;
 	bool bad_data;			/* decoder complained once */
 	unsigned long long bytes, records, lost;
@@ -104,7 +111,7 @@ static int write_all(struct recorder *r, const void *p, size_t n)
 }
 
 /* Count records and losses in what was read (read returns whole records). */
-static void account(struct recorder *r, size_t n)
+static void account(struct recorder *r, const void *buf, size_t n)
 {
 	struct magnet_rec rec;
 	size_t off = 0;
@@ -112,7 +119,7 @@ static void account(struct recorder *r, size_t n)
 
 	r->bytes += n;
 	while (!r->bad_data &&
-	       (ret = magnet_rec_next(r->dec, r->buf, n, &off, &rec)) > 0) {
+	       (ret = magnet_rec_next(r->dec, buf, n, &off, &rec)) > 0) {
 		r->records++;
 		if (rec.kind == MAGNET_REC_LOST)
 			r->lost += rec.u.lost.count;
@@ -141,15 +148,27 @@ static int read_once(struct recorder *r, int *exit_code)
 		return 0;
 	*exit_code = write_all(r, r->buf, n);
 	if (!*exit_code)
-		account(r, n);
+		account(r, r->buf, n);
 	return 1;
+}
+
+/* Keep what an asynchronous read returned; 0 or an exit code. */
+static int keep(struct recorder *r, const void *data, size_t n)
+{
+	int code = write_all(r, data, n);
+
+	if (!code)
+		account(r, data, n);
+	return code;
 }
 
 /* Main loop; returns 0 (stopped), 1 (stream ended) or an exit code. */
 static int record_loop(struct recorder *r, double duration)
 {
 	double end = duration > 0 ? now_s() + duration : 0;
-	int timeout, ret, code;
+	const void *data;
+	int timeout, code;
+	ssize_t n;
 
 	while (!record_stop) {
 		timeout = -1;
@@ -160,22 +179,39 @@ static int record_loop(struct recorder *r, double duration)
 				break;
 			timeout = (int)(left * 1000) + 1;
 		}
-		ret = magnet_stream_wait(r->in, timeout);
-		if (ret == -EINTR)
+		n = magnet_aio_reader_next(r->ar, timeout, &data);
+		if (n == -EINTR || n == -EAGAIN || n == -ETIMEDOUT)
 			continue;
-		if (ret < 0) {
-			mc_error("record: poll: %s", strerror(-ret));
+		if (n < 0) {
+			mc_error("record: read stream: %s", strerror((int)-n));
 			return MC_EXIT_FILE;
 		}
-		if (ret == 0)
-			continue;
-		ret = read_once(r, &code);
+		if (n == 0)
+			return 1;
+		code = keep(r, data, n);
 		if (code)
 			return code;
-		if (ret == 0)
-			return 1;
 	}
 	return 0;
+}
+
+/* Cancel the reads in flight; keep what they took before the cancel. */
+static int record_cancel(struct recorder *r)
+{
+	const void *data;
+	int code = 0;
+	ssize_t n;
+
+	while ((n = magnet_aio_reader_cancel(r->ar, &data)) != 0) {
+		if (n > 0 && !code)
+			code = keep(r, data, n);
+		else if (n < 0 && n != -ECANCELED && n != -EINTR &&
+			 n != -ETIMEDOUT && n != -EAGAIN)
+			break;
+	}
+	magnet_aio_reader_close(r->ar);
+	r->ar = NULL;
+	return code;
 }
 
 /* After a stop: write pending LOST records, read what is left. */
@@ -183,6 +219,9 @@ static int record_drain(struct recorder *r)
 {
 	int ret, code, err;
 
+	code = record_cancel(r);
+	if (code)
+		return code;
 	err = magnet_stream_fd_flush(r->in);
 	if (err)
 		fprintf(stderr, "magnetctl: record: warning: flush: %s\n",
@@ -227,7 +266,8 @@ static void print_summary(const struct recorder *r)
 }
 
 static int parse_record_args(int argc, char **argv, const char **stream,
-			     const char **out, double *duration)
+			     const char **out, double *duration,
+			     struct recorder *r)
 {
 	int i;
 
@@ -246,6 +286,15 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 			if (mc_parse_seconds(argv[i], duration))
 				return mc_usage_error("record: bad duration '%s' (seconds > 0)",
 						      argv[i]);
+		} else if (!strcmp(a, "--watermark")) {
+			if (++i >= argc || mc_parse_size(argv[i], &r->watermark))
+				return mc_usage_error("record: '%s' needs BYTES", a);
+		} else if (!strcmp(a, "--timeout")) {
+			if (++i >= argc || mc_parse_u32(argv[i], &r->timeout_ms))
+				return mc_usage_error("record: '%s' needs MS", a);
+		} else if (!strcmp(a, "--min-events")) {
+			if (++i >= argc || mc_parse_u32(argv[i], &r->min_events))
+				return mc_usage_error("record: '%s' needs N", a);
 		} else if (a[0] == '-' && a[1]) {
 			return mc_usage_error("record: unknown option '%s'", a);
 		} else if (!*stream) {
@@ -263,6 +312,8 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 
 static int record_open(struct recorder *r, const char *path)
 {
+	int err;
+
 	r->in = magnet_stream_open(path, false);
 	if (r->in < 0) {
 		mc_error("record: open stream %s: %s", path, strerror(-r->in));
@@ -280,6 +331,21 @@ static int record_open(struct recorder *r, const char *path)
 		mc_error("record: out of memory");
 		return MC_EXIT_FILE;
 	}
+	err = magnet_stream_set_watermark(r->in, r->watermark);
+	if (!err)
+		err = magnet_stream_set_timeout(r->in, r->timeout_ms);
+	if (!err)
+		err = magnet_stream_set_min_events(r->in, r->min_events);
+	if (err) {
+		mc_error("record: read rule (watermark %u, timeout %u ms, min-events %u): %s",
+			 r->watermark, r->timeout_ms, r->min_events, strerror(-err));
+		return MC_EXIT_USAGE;
+	}
+	err = magnet_aio_reader_open(r->in, RECORD_DEPTH, RECORD_BUF_SIZE, &r->ar);
+	if (err) {
+		mc_error("record: asynchronous reads: %s", strerror(-err));
+		return MC_EXIT_FILE;
+	}
 	return 0;
 }
 
@@ -287,10 +353,14 @@ static int record_run(struct recorder *r, double duration)
 {
 	int ret = record_loop(r, duration);
 
-	if (ret == 0)
+	if (ret == 0) {
 		ret = record_drain(r);
-	else if (ret == 1)
-		ret = 0;	/* stream deleted: nothing left to flush */
+	} else {
+		if (ret == 1)
+			ret = 0;	/* stream deleted: nothing left to flush */
+		magnet_aio_reader_close(r->ar);
+		r->ar = NULL;
+	}
 	close(r->in);
 	if (record_finish(r) && !ret)
 		ret = MC_EXIT_FILE;
@@ -306,10 +376,11 @@ int do_record(int argc, char **argv)
 	int ret;
 
 	if (argc > 0 && !strcmp(argv[0], "help")) {
-		printf("Usage: magnetctl record STREAM -o FILE [--duration SECONDS]\n");
+		printf("Usage: magnetctl record STREAM -o FILE [--duration SECONDS] [--watermark BYTES]\n"
+		       "                        [--timeout MS] [--min-events N]\n");
 		return MC_EXIT_OK;
 	}
-	ret = parse_record_args(argc, argv, &stream, &r.out_path, &duration);
+	ret = parse_record_args(argc, argv, &stream, &r.out_path, &duration, &r);
 	if (!ret)
 		ret = resolve_stream(stream, path, sizeof(path));
 	if (ret)
@@ -321,6 +392,7 @@ int do_record(int argc, char **argv)
 		ret = record_run(&r, duration);
 		print_summary(&r);
 	} else if (r.out >= 0) {
+		magnet_aio_reader_close(r.ar);
 		close(r.in);
 		close(r.out);
 	}

@@ -557,6 +557,69 @@ static void t_badinput(void)
 	printf("ring=%llu\n", (unsigned long long)ring);
 }
 
+/* Sum of the "IWI" (irq_work interrupts) line of /proc/interrupts. */
+static unsigned long long iwi(void)
+{
+	unsigned long long sum = 0, v;
+	char line[4096], *p, *e;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = line;
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "IWI:", 4))
+			continue;
+		p += 4;
+		for (;;) {
+			v = strtoull(p, &e, 10);
+			if (e == p)
+				break;
+			sum += v;
+			p = e;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Measurement only (no assertion): irq_work interrupts and reads for 2000
+ * events, a reader with the default rule against one with a watermark
+ * of all 2000 events.
+ */
+static void t_kicks(void)
+{
+	unsigned long long i0, i1, i2;
+	unsigned long ev = 0, reads = 0;
+	ssize_t n;
+	pid_t g;
+
+	rule(0, 0, 0);
+	i0 = iwi();
+	g = gen(2000, 0, 0);
+	while (ev < 2000) {
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		ev += events_in(buf, n);
+		reads++;
+	}
+	gen_wait(g);
+	i1 = iwi();
+	printf("default_rule: reads=%lu irq_work=%llu\n", reads, i1 - i0);
+	rule(2000 * REC, 20000, 0);
+	g = gen(2000, 0, 0);
+	n = read(fd, buf, sizeof(buf));
+	gen_wait(g);
+	i2 = iwi();
+	printf("watermark_%d: reads=1 bytes=%zd irq_work=%llu\n", 2000 * REC, n, i2 - i1);
+	if (n < 2000 * REC)
+		fail("watermark read returned %zd", n);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -574,6 +637,7 @@ static const struct {
 	{ "aio-eof", t_aio_eof },
 	{ "uring", t_uring },
 	{ "badinput", t_badinput },
+	{ "kicks", t_kicks },
 };
 
 static void t_poll0(void) { t_poll(0); }
