@@ -50,7 +50,7 @@ rp aio-timeout "libaio: timeout completes a read with ETIMEDOUT"
 rp aio-cancel "libaio: io_cancel completes reads with ECANCELED"
 rp uring "io_uring read completes by the rule"
 rp badinput "bad input: ENOTTY, EINVAL for watermark, timeout, minimum count"
-rp kicks "2000 events: deferred wake-ups with and without a watermark (measured)"
+rp kicks "deferred wake-ups with and without a watermark (measured)"
 
 # a process killed with reads in flight
 bg hang "$RP" aio-hang "$F"
