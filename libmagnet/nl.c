@@ -52,6 +52,7 @@ static struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 	[MAGNET_A_STREAM_BYTES]		= { .type = NLA_U64 },
 	[MAGNET_A_STREAM_READERS]	= { .type = NLA_U32 },
 	[MAGNET_A_STREAM_PROBES]	= { .type = NLA_U32 },
+	[MAGNET_A_FILTER]		= { .type = NLA_NESTED },
 };
 
 typedef int (*parse_fn)(struct nlattr **tb, void *arg);
@@ -314,6 +315,22 @@ static int req_run(struct magnet_ctl *h, struct nl_msg *msg, parse_fn parse,
 	if (ret < 0)
 		return set_error(h, -nlerr_to_errno(ret));
 	return 0;
+}
+
+struct nl_msg *magnet_nl_req_new(struct magnet_ctl *h, __u8 cmd, int flags)
+{
+	return req_new(h, cmd, flags);
+}
+
+int magnet_nl_req_run(struct magnet_ctl *h, struct nl_msg *msg,
+		      magnet_nl_parse_fn parse, void *arg)
+{
+	return req_run(h, msg, parse, arg);
+}
+
+int magnet_nl_set_error(struct magnet_ctl *h, int err)
+{
+	return set_error(h, err);
 }
 
 /* Put a string attribute, -EINVAL (not truncation) when too long. */

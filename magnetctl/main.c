@@ -93,6 +93,8 @@ static void usage(FILE *f)
 		"                          delete NAME | list | show NAME | flush NAME }\n"
 		"       magnetctl record STREAM -o FILE [--duration SECONDS]\n"
 		"       magnetctl dump FILE\n"
+		"       magnetctl filter { add NAME [KEY VALUE]... ACTION | del NAME | list |\n"
+		"                          show NAME }\n"
 		"OPTIONS := { -j|--json | -p|--pretty | -h|--help | -V|--version }\n"
 		"PROBE   := { NAME | ID | all }\n"
 		"Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded\n");
@@ -112,6 +114,7 @@ static const struct mc_cmd objects[] = {
 	{ "stream",	do_stream },
 	{ "record",	do_record },
 	{ "dump",	do_dump },
+	{ "filter",	do_filter },
 	{ "help",	do_help },
 	{ NULL,		NULL },
 };

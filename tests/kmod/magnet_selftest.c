@@ -5,7 +5,9 @@
  * times as fast as it can (task context) while a pinned hrtimer on the
  * same CPU adds an event every @period_us (hardirq context), so the
  * per-CPU rings see nested writers and a reader that cannot keep up.
- * Each payload carries a per-CPU, per-context sequence number.
+ * Each payload carries a per-CPU, per-context sequence number; the
+ * abstract ID is the CPU.  It calls magnet_wants() first, so events a
+ * filter refuses early take no sequence number.
  *
  * Parameters: count, period_us; dup_name registers a second point with
  * that name (to test that a duplicate name is refused); running (read
@@ -54,12 +56,14 @@ static struct magnet_point *st_dup;
 
 static void st_emit(u64 *seq, int irq)
 {
-	struct st_payload p = {
-		.seq = (*seq)++,
-		.cpu = raw_smp_processor_id(),
-		.irq = irq,
-	};
+	struct st_payload p;
 
+	/* the early exit: a refused event costs no payload, no sequence number */
+	if (!magnet_wants(st_point, raw_smp_processor_id()))
+		return;
+	p.seq = (*seq)++;
+	p.cpu = raw_smp_processor_id();
+	p.irq = irq;
 	magnet_add(st_point, p.cpu, &p, sizeof(p));
 }
 

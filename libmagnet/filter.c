@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Filters: FILTER_NEW, FILTER_DEL, FILTER_GET (do and dump), attributes
+ * nested in MAGNET_A_FILTER (docs/FILTERS.md).
+ */
+#include <errno.h>
+#include <string.h>
+#include <netlink/netlink.h>
+#include <netlink/genl/genl.h>
+
+#include "internal.h"
+
+static struct nla_policy filter_policy[MAGNET_FILTER_A_MAX + 1] = {
+	[MAGNET_FILTER_A_NAME]		= { .type = NLA_STRING },
+	[MAGNET_FILTER_A_EVENT]		= { .type = NLA_U32 },
+	[MAGNET_FILTER_A_CPU]		= { .type = NLA_U32 },
+	[MAGNET_FILTER_A_ABSTRACT_ID]	= { .type = NLA_U64 },
+	[MAGNET_FILTER_A_PID]		= { .type = NLA_U32 },
+	[MAGNET_FILTER_A_TGID]		= { .type = NLA_U32 },
+	[MAGNET_FILTER_A_CGROUP]	= { .type = NLA_U64 },
+	[MAGNET_FILTER_A_PRIORITY]	= { .type = NLA_U32 },
+	[MAGNET_FILTER_A_ACTION]	= { .type = NLA_U32 },
+	[MAGNET_FILTER_A_STREAM]	= { .type = NLA_STRING },
+	[MAGNET_FILTER_A_SAMPLE_EVERY]	= { .type = NLA_U32 },
+	[MAGNET_FILTER_A_SAMPLE_PERIOD]	= { .type = NLA_U64 },
+	[MAGNET_FILTER_A_MATCHED]	= { .type = NLA_U64 },
+	[MAGNET_FILTER_A_DELIVERED]	= { .type = NLA_U64 },
+	[MAGNET_FILTER_A_DROPPED]	= { .type = NLA_U64 },
+};
+
+static int put_str(struct nl_msg *msg, int type, const char *s)
+{
+	if (!s || !s[0] || strlen(s) >= MAGNET_NAME_MAX)
+		return -EINVAL;
+	return nla_put_string(msg, type, s) < 0 ? -EMSGSIZE : 0;
+}
+
+static int put_filter(struct nl_msg *msg, const struct magnet_filter_info *f)
+{
+	struct nlattr *nest = nla_nest_start(msg, MAGNET_A_FILTER);
+	unsigned int i;
+	int err;
+
+	if (!nest)
+		return -EMSGSIZE;
+	err = put_str(msg, MAGNET_FILTER_A_NAME, f->name);
+	if (err)
+		return err;
+	if (((f->keys & MAGNET_FILTER_KEY_EVENT) &&
+	     nla_put_u32(msg, MAGNET_FILTER_A_EVENT, f->event) < 0) ||
+	    ((f->keys & MAGNET_FILTER_KEY_CPU) &&
+	     nla_put_u32(msg, MAGNET_FILTER_A_CPU, f->cpu) < 0) ||
+	    ((f->keys & MAGNET_FILTER_KEY_ABSTRACT_ID) &&
+	     nla_put_u64(msg, MAGNET_FILTER_A_ABSTRACT_ID, f->abstract_id) < 0) ||
+	    ((f->keys & MAGNET_FILTER_KEY_PID) &&
+	     nla_put_u32(msg, MAGNET_FILTER_A_PID, f->pid) < 0) ||
+	    ((f->keys & MAGNET_FILTER_KEY_TGID) &&
+	     nla_put_u32(msg, MAGNET_FILTER_A_TGID, f->tgid) < 0) ||
+	    ((f->keys & MAGNET_FILTER_KEY_CGROUP) &&
+	     nla_put_u64(msg, MAGNET_FILTER_A_CGROUP, f->cgroup) < 0) ||
+	    (f->priority &&
+	     nla_put_s32(msg, MAGNET_FILTER_A_PRIORITY, f->priority) < 0) ||
+	    nla_put_u32(msg, MAGNET_FILTER_A_ACTION, f->action) < 0 ||
+	    (f->sample_every &&
+	     nla_put_u32(msg, MAGNET_FILTER_A_SAMPLE_EVERY, f->sample_every) < 0) ||
+	    (f->sample_period_ns &&
+	     nla_put_u64(msg, MAGNET_FILTER_A_SAMPLE_PERIOD,
+			 f->sample_period_ns) < 0))
+		return -EMSGSIZE;
+	if (f->nr_streams > MAGNET_FILTER_STREAMS_MAX)
+		return -EINVAL;
+	for (i = 0; i < f->nr_streams; i++) {
+		err = put_str(msg, MAGNET_FILTER_A_STREAM, f->streams[i]);
+		if (err)
+			return err;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int magnet_filter_add(struct magnet_ctl *h, const struct magnet_filter_info *f)
+{
+	struct nl_msg *msg = magnet_nl_req_new(h, MAGNET_CMD_FILTER_NEW, NLM_F_ACK);
+	int err;
+
+	if (!msg)
+		return magnet_nl_set_error(h, -ENOMEM);
+	err = put_filter(msg, f);
+	if (err) {
+		nlmsg_free(msg);
+		return magnet_nl_set_error(h, err);
+	}
+	return magnet_nl_req_run(h, msg, NULL, NULL);
+}
+
+/* A request whose nest holds just the filter's NAME. */
+static struct nl_msg *req_named(struct magnet_ctl *h, __u8 cmd, int flags,
+				const char *name, int *err)
+{
+	struct nl_msg *msg = magnet_nl_req_new(h, cmd, flags);
+	struct nlattr *nest;
+
+	*err = -ENOMEM;
+	if (!msg)
+		return NULL;
+	nest = nla_nest_start(msg, MAGNET_A_FILTER);
+	*err = nest ? put_str(msg, MAGNET_FILTER_A_NAME, name) : -EMSGSIZE;
+	if (*err) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	nla_nest_end(msg, nest);
+	return msg;
+}
+
+int magnet_filter_del(struct magnet_ctl *h, const char *name)
+{
+	int err;
+	struct nl_msg *msg = req_named(h, MAGNET_CMD_FILTER_DEL, NLM_F_ACK,
+				       name, &err);
+
+	if (!msg)
+		return magnet_nl_set_error(h, err);
+	return magnet_nl_req_run(h, msg, NULL, NULL);
+}
+
+static __u64 u64_of(struct nlattr **tb, int t)
+{
+	return tb[t] ? nla_get_u64(tb[t]) : 0;
+}
+
+static __u32 u32_of(struct nlattr **tb, int t)
+{
+	return tb[t] ? nla_get_u32(tb[t]) : 0;
+}
+
+static int parse_filter(struct nlattr *nest, struct magnet_filter_info *f)
+{
+	static const struct { int attr; __u32 bit; } keys[] = {
+		{ MAGNET_FILTER_A_EVENT, MAGNET_FILTER_KEY_EVENT },
+		{ MAGNET_FILTER_A_CPU, MAGNET_FILTER_KEY_CPU },
+		{ MAGNET_FILTER_A_ABSTRACT_ID, MAGNET_FILTER_KEY_ABSTRACT_ID },
+		{ MAGNET_FILTER_A_PID, MAGNET_FILTER_KEY_PID },
+		{ MAGNET_FILTER_A_TGID, MAGNET_FILTER_KEY_TGID },
+		{ MAGNET_FILTER_A_CGROUP, MAGNET_FILTER_KEY_CGROUP },
+	};
+	struct nlattr *tb[MAGNET_FILTER_A_MAX + 1], *a;
+	unsigned int i;
+	int rem;
+
+	memset(f, 0, sizeof(*f));
+	if (!nest || nla_parse_nested(tb, MAGNET_FILTER_A_MAX, nest,
+				      filter_policy) < 0)
+		return -EPROTO;
+	if (tb[MAGNET_FILTER_A_NAME])
+		nla_strlcpy(f->name, tb[MAGNET_FILTER_A_NAME], sizeof(f->name));
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (tb[keys[i].attr])
+			f->keys |= keys[i].bit;
+	f->event = u32_of(tb, MAGNET_FILTER_A_EVENT);
+	f->cpu = u32_of(tb, MAGNET_FILTER_A_CPU);
+	f->pid = u32_of(tb, MAGNET_FILTER_A_PID);
+	f->tgid = u32_of(tb, MAGNET_FILTER_A_TGID);
+	f->abstract_id = u64_of(tb, MAGNET_FILTER_A_ABSTRACT_ID);
+	f->cgroup = u64_of(tb, MAGNET_FILTER_A_CGROUP);
+	f->priority = (__s32)u32_of(tb, MAGNET_FILTER_A_PRIORITY);
+	f->action = u32_of(tb, MAGNET_FILTER_A_ACTION);
+	f->sample_every = u32_of(tb, MAGNET_FILTER_A_SAMPLE_EVERY);
+	f->sample_period_ns = u64_of(tb, MAGNET_FILTER_A_SAMPLE_PERIOD);
+	f->matched = u64_of(tb, MAGNET_FILTER_A_MATCHED);
+	f->delivered = u64_of(tb, MAGNET_FILTER_A_DELIVERED);
+	f->dropped = u64_of(tb, MAGNET_FILTER_A_DROPPED);
+	nla_for_each_nested(a, nest, rem) {
+		if (nla_type(a) != MAGNET_FILTER_A_STREAM ||
+		    f->nr_streams == MAGNET_FILTER_STREAMS_MAX)
+			continue;
+		nla_strlcpy(f->streams[f->nr_streams++], a, MAGNET_NAME_MAX);
+	}
+	return 0;
+}
+
+static int parse_one(struct nlattr **tb, void *arg)
+{
+	return parse_filter(tb[MAGNET_A_FILTER], arg);
+}
+
+int magnet_filter_get(struct magnet_ctl *h, const char *name,
+		      struct magnet_filter_info *f)
+{
+	int err;
+	struct nl_msg *msg = req_named(h, MAGNET_CMD_FILTER_GET, 0, name, &err);
+
+	if (!msg)
+		return magnet_nl_set_error(h, err);
+	memset(f, 0, sizeof(*f));
+	return magnet_nl_req_run(h, msg, parse_one, f);
+}
+
+struct filter_walk {
+	magnet_filter_cb cb;
+	void *ctx;
+};
+
+static int parse_walk(struct nlattr **tb, void *arg)
+{
+	struct filter_walk *w = arg;
+	struct magnet_filter_info f;
+	int err = parse_filter(tb[MAGNET_A_FILTER], &f);
+
+	return err ? err : w->cb(&f, w->ctx);
+}
+
+int magnet_filter_list(struct magnet_ctl *h, magnet_filter_cb cb, void *ctx)
+{
+	struct nl_msg *msg = magnet_nl_req_new(h, MAGNET_CMD_FILTER_GET,
+					       NLM_F_DUMP);
+	struct filter_walk w = { .cb = cb, .ctx = ctx };
+
+	if (!msg)
+		return magnet_nl_set_error(h, -ENOMEM);
+	return magnet_nl_req_run(h, msg, parse_walk, &w);
+}

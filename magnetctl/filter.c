@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * magnetctl filter { add | del | list | show }  (docs/FILTERS.md)
+ *
+ *   filter add NAME [KEY VALUE]... [priority N] ACTION
+ *     KEY    := event PROBE | cpu N | id ABSTRACT_ID | pid N | tgid N |
+ *               cgroup { ID | PATH }
+ *     ACTION := drop | [stream STREAM]... [every N | period DURATION]
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "magnetctl.h"
+#include "output.h"
+
+static int filter_help(void)
+{
+	printf("Usage: magnetctl filter add NAME [KEY VALUE]... [priority N] ACTION\n"
+	       "       magnetctl filter del NAME\n"
+	       "       magnetctl filter list\n"
+	       "       magnetctl filter show NAME\n"
+	       "KEY      := { event PROBE | cpu N | id ABSTRACT_ID | pid N | tgid N |\n"
+	       "             cgroup { ID | PATH } }   (a key left out matches anything)\n"
+	       "ACTION   := { drop | [stream STREAM]... [every N | period DURATION] }\n"
+	       "PROBE    := { NAME | ID }\n"
+	       "DURATION := NUMBER[ns|us|ms|s] (default ns)\n"
+	       "The most specific matching filter acts, then the higher priority,\n"
+	       "then the older one.  Without stream, events go to the probe's stream.\n");
+	return MC_EXIT_OK;
+}
+
+static int parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (*end || errno)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_s32(const char *s, int32_t *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || errno || v < INT32_MIN || v > INT32_MAX)
+		return -EINVAL;
+	*out = (int32_t)v;
+	return 0;
+}
+
+/* NUMBER[ns|us|ms|s] -> ns */
+static int parse_duration(const char *s, unsigned long long *ns)
+{
+	static const struct { const char *sfx; unsigned long long mul; } u[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000ull },
+	};
+	unsigned long long v;
+	unsigned int i;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (!strcmp(end, u[i].sfx)) {
+			if (v && u[i].mul > ~0ull / v)
+				return -ERANGE;
+			*ns = v * u[i].mul;
+			return *ns ? 0 : -EINVAL;
+		}
+	}
+	return -EINVAL;
+}
+
+/* cgroup ID, or a cgroup v2 directory whose inode number is its ID */
+static int parse_cgroup(const char *s, unsigned long long *id)
+{
+	struct stat st;
+
+	if (!parse_u64(s, id))
+		return 0;
+	if (stat(s, &st) || !S_ISDIR(st.st_mode))
+		return -EINVAL;
+	*id = st.st_ino;
+	return 0;
+}
+
+static int parse_event(struct magnet_ctl *h, const char *s, uint32_t *id)
+{
+	struct magnet_probe_info p;
+	int err;
+
+	if (!mc_parse_u32(s, id))
+		return 0;
+	err = magnet_probe_get(h, s, &p);
+	if (err)
+		return mc_ctl_error(h, err, "filter add: event");
+	*id = p.id;
+	return 0;
+}
+
+/* Everything after NAME; the probe name lookup needs @h. */
+static int parse_add(struct magnet_ctl *h, int argc, char **argv,
+		     struct magnet_filter_info *f)
+{
+	unsigned long long v;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		const char *kw = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(kw, "drop")) {
+			f->action = MAGNET_FILTER_DROP;
+			continue;
+		}
+		if (!val)
+			return mc_usage_error("filter add: '%s' needs a value", kw);
+		i++;
+		if (!strcmp(kw, "event")) {
+			ret = parse_event(h, val, &f->event);
+			if (ret)
+				return ret;
+			f->keys |= MAGNET_FILTER_KEY_EVENT;
+		} else if (!strcmp(kw, "cpu")) {
+			if (mc_parse_u32(val, &f->cpu))
+				return mc_usage_error("filter add: bad cpu '%s'", val);
+			f->keys |= MAGNET_FILTER_KEY_CPU;
+		} else if (!strcmp(kw, "id")) {
+			if (parse_u64(val, &v))
+				return mc_usage_error("filter add: bad id '%s'", val);
+			f->abstract_id = v;
+			f->keys |= MAGNET_FILTER_KEY_ABSTRACT_ID;
+		} else if (!strcmp(kw, "pid")) {
+			if (mc_parse_u32(val, &f->pid))
+				return mc_usage_error("filter add: bad pid '%s'", val);
+			f->keys |= MAGNET_FILTER_KEY_PID;
+		} else if (!strcmp(kw, "tgid")) {
+			if (mc_parse_u32(val, &f->tgid))
+				return mc_usage_error("filter add: bad tgid '%s'", val);
+			f->keys |= MAGNET_FILTER_KEY_TGID;
+		} else if (!strcmp(kw, "cgroup")) {
+			if (parse_cgroup(val, &v))
+				return mc_usage_error("filter add: bad cgroup '%s' (an ID or a cgroup v2 directory)",
+						      val);
+			f->cgroup = v;
+			f->keys |= MAGNET_FILTER_KEY_CGROUP;
+		} else if (!strcmp(kw, "priority")) {
+			if (parse_s32(val, &f->priority))
+				return mc_usage_error("filter add: bad priority '%s'", val);
+		} else if (!strcmp(kw, "stream")) {
+			if (f->nr_streams == MAGNET_FILTER_STREAMS_MAX)
+				return mc_usage_error("filter add: at most %d streams",
+						      MAGNET_FILTER_STREAMS_MAX);
+			if (!val[0] || strlen(val) >= MAGNET_NAME_MAX)
+				return mc_usage_error("filter add: bad stream name '%s'", val);
+			strcpy(f->streams[f->nr_streams++], val);
+		} else if (!strcmp(kw, "every")) {
+			if (mc_parse_u32(val, &f->sample_every) || !f->sample_every)
+				return mc_usage_error("filter add: bad every '%s' (a number > 0)",
+						      val);
+		} else if (!strcmp(kw, "period")) {
+			if (parse_duration(val, &v))
+				return mc_usage_error("filter add: bad period '%s' (NUMBER[ns|us|ms|s] > 0)",
+						      val);
+			f->sample_period_ns = v;
+		} else {
+			return mc_usage_error("filter add: unexpected argument '%s'", kw);
+		}
+	}
+	return 0;
+}
+
+static int check_name(const char *cmd, int argc, char **argv, int max)
+{
+	if (argc < 1)
+		return mc_usage_error("filter %s: missing NAME", cmd);
+	if (!argv[0][0] || strlen(argv[0]) >= MAGNET_NAME_MAX)
+		return mc_usage_error("filter %s: bad filter name '%s' (1 to %d characters)",
+				      cmd, argv[0], MAGNET_NAME_MAX - 1);
+	if (max && argc > max)
+		return mc_usage_error("filter %s: unexpected argument '%s'",
+				      cmd, argv[max]);
+	return 0;
+}
+
+static int report(struct magnet_ctl *h, int err, const char *cmd,
+		  const char *name)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "filter %s %s", cmd, name);
+	return mc_ctl_error(h, err, what);
+}
+
+static int filter_add(int argc, char **argv)
+{
+	struct magnet_filter_info f;
+	struct magnet_ctl *h;
+	int ret;
+
+	ret = check_name("add", argc, argv, 0);
+	if (ret)
+		return ret;
+	memset(&f, 0, sizeof(f));
+	strcpy(f.name, argv[0]);
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = parse_add(h, argc, argv, &f);
+	if (!ret) {
+		ret = magnet_filter_add(h, &f);
+		if (ret)
+			ret = report(h, ret, "add", argv[0]);
+	}
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static int filter_del(int argc, char **argv)
+{
+	struct magnet_ctl *h;
+	int ret;
+
+	ret = check_name("del", argc, argv, 1);
+	if (ret)
+		return ret;
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_filter_del(h, argv[0]);
+	if (ret)
+		ret = report(h, ret, "del", argv[0]);
+	magnet_ctl_close(h);
+	return ret;
+}
+
+/* A key: its value, or "*" (text) / nothing (JSON) when a wildcard. */
+static void print_key(const struct magnet_filter_info *f, __u32 bit,
+		      const char *key, const char *fmt, const char *wfmt,
+		      unsigned long long v)
+{
+	if (f->keys & bit)
+		out_uint(key, fmt, v);
+	else
+		out_text(wfmt, "*");
+}
+
+static void print_filter(const struct magnet_filter_info *f)
+{
+	char streams[MAGNET_FILTER_STREAMS_MAX * MAGNET_NAME_MAX] = "";
+	char sample[32] = "-";
+	char prio[16];
+	unsigned int i;
+
+	out_open_object(NULL);
+	out_string("name", "%-16s ", f->name);
+	print_key(f, MAGNET_FILTER_KEY_EVENT, "event", "%5llu ", "%5s ", f->event);
+	print_key(f, MAGNET_FILTER_KEY_CPU, "cpu", "%4llu ", "%4s ", f->cpu);
+	print_key(f, MAGNET_FILTER_KEY_ABSTRACT_ID, "id", "%10llu ", "%10s ",
+		  f->abstract_id);
+	print_key(f, MAGNET_FILTER_KEY_PID, "pid", "%7llu ", "%7s ", f->pid);
+	print_key(f, MAGNET_FILTER_KEY_TGID, "tgid", "%7llu ", "%7s ", f->tgid);
+	print_key(f, MAGNET_FILTER_KEY_CGROUP, "cgroup", "%7llu ", "%7s ",
+		  f->cgroup);
+	if (f->priority >= 0) {
+		out_uint("priority", "%5llu ", (uint64_t)f->priority);
+	} else {
+		snprintf(prio, sizeof(prio), "%d", f->priority);
+		out_string("priority", "%5s ", prio);
+	}
+	out_string("action", "%-7s ",
+		   f->action == MAGNET_FILTER_DROP ? "drop" : "deliver");
+	if (f->sample_every) {
+		out_uint("every", NULL, f->sample_every);
+		snprintf(sample, sizeof(sample), "1/%u", f->sample_every);
+	}
+	if (f->sample_period_ns) {
+		out_uint("period_ns", NULL, f->sample_period_ns);
+		snprintf(sample, sizeof(sample), "%lluns",
+			 (unsigned long long)f->sample_period_ns);
+	}
+	out_text("%-12s ", sample);
+	for (i = 0; i < f->nr_streams; i++) {
+		if (i)
+			strcat(streams, ",");
+		strcat(streams, f->streams[i]);
+	}
+	/* JSON: comma-separated, "" for the probe's own stream */
+	out_string("streams", NULL, streams);
+	out_text("%-16s ", streams[0] ? streams : "(probe's)");
+	out_uint("matched", "%12llu ", f->matched);
+	out_uint("delivered", "%12llu ", f->delivered);
+	out_uint("dropped", "%12llu\n", f->dropped);
+	out_close_object();
+}
+
+struct filter_vec {
+	struct magnet_filter_info *v;
+	size_t n, cap;
+};
+
+static int collect(const struct magnet_filter_info *f, void *ctx)
+{
+	struct filter_vec *fv = ctx;
+	struct magnet_filter_info *nv;
+
+	if (fv->n == fv->cap) {
+		fv->cap = fv->cap ? fv->cap * 2 : 8;
+		nv = realloc(fv->v, fv->cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		fv->v = nv;
+	}
+	fv->v[fv->n++] = *f;
+	return 0;
+}
+
+static void print_header(void)
+{
+	out_text("%-16s %5s %4s %10s %7s %7s %7s %5s %-7s %-12s %-16s %12s %12s %12s\n",
+		 "NAME", "EVENT", "CPU", "ID", "PID", "TGID", "CGROUP", "PRIO",
+		 "ACTION", "SAMPLE", "STREAMS", "MATCHED", "DELIVERED",
+		 "DROPPED");
+}
+
+static int filter_list(int argc, char **argv)
+{
+	struct filter_vec fv = { 0 };
+	struct magnet_ctl *h;
+	size_t i;
+	int ret;
+
+	if (argc > 0)
+		return mc_usage_error("filter list: unexpected argument '%s'", argv[0]);
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_filter_list(h, collect, &fv);
+	if (ret) {
+		ret = mc_ctl_error(h, ret, "filter list");
+	} else {
+		print_header();
+		out_open_array(NULL);
+		for (i = 0; i < fv.n; i++)
+			print_filter(&fv.v[i]);
+		out_close_array();
+	}
+	free(fv.v);
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static int filter_show(int argc, char **argv)
+{
+	struct magnet_filter_info f;
+	struct magnet_ctl *h;
+	int ret;
+
+	ret = check_name("show", argc, argv, 1);
+	if (ret)
+		return ret;
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_filter_get(h, argv[0], &f);
+	if (ret) {
+		ret = report(h, ret, "show", argv[0]);
+	} else {
+		print_header();
+		print_filter(&f);
+	}
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static const struct mc_cmd filter_cmds[] = {
+	{ "add",	filter_add },
+	{ "create",	filter_add },
+	{ "del",	filter_del },
+	{ "delete",	filter_del },
+	{ "list",	filter_list },
+	{ "ls",		filter_list },
+	{ "show",	filter_show },
+	{ NULL,		NULL },
+};
+
+int do_filter(int argc, char **argv)
+{
+	return mc_dispatch("filter", filter_cmds, filter_help, "list", argc, argv);
+}
