@@ -122,6 +122,12 @@ int magnet_nl_filter_del(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_filter_get(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_filter_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
+/* kprobe_dyn.c: run-time kprobes */
+extern const struct nla_policy magnet_kprobe_policy[MAGNET_KPROBE_A_MAX + 1];
+int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_kprobe_del(struct sk_buff *skb, struct genl_info *info);
+void magnet_kprobe_teardown(void);
+
 /* status.c */
 int magnet_status_init(struct dentry *dir);
 

@@ -36,6 +36,7 @@ err_magnetk:
 static void __exit magnet_exit(void)
 {
 	magnet_genl_exit();
+	magnet_kprobe_teardown();
 	magnet_db_teardown();
 	magnetfs_exit();
 	magnetk_stop();

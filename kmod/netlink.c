@@ -22,6 +22,8 @@ static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 	[MAGNET_A_STREAM_SUBBUF_COUNT]	= { .type = NLA_U32 },
 	[MAGNET_A_FILTER]		= _NLA_POLICY_NESTED(MAGNET_FILTER_A_MAX,
 							     magnet_filter_policy),
+	[MAGNET_A_KPROBE]		= _NLA_POLICY_NESTED(MAGNET_KPROBE_A_MAX,
+							     magnet_kprobe_policy),
 };
 
 enum {
@@ -502,6 +504,16 @@ static const struct genl_small_ops magnet_genl_ops[] = {
 		.cmd	= MAGNET_CMD_FILTER_GET,
 		.doit	= magnet_nl_filter_get,
 		.dumpit	= magnet_nl_filter_dump,
+	},
+	{
+		.cmd	= MAGNET_CMD_KPROBE_NEW,
+		.doit	= magnet_nl_kprobe_new,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_KPROBE_DEL,
+		.doit	= magnet_nl_kprobe_del,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 

@@ -522,6 +522,64 @@ int magnet_probe_disable_id(struct magnet_ctl *h, __u32 id)
 	return req_probe_id(h, MAGNET_CMD_PROBE_DISABLE, id, NULL);
 }
 
+/* ---- run-time kprobes: attributes nested in MAGNET_A_KPROBE ---- */
+
+int magnet_kprobe_add(struct magnet_ctl *h, const struct magnet_kprobe_spec *k,
+		      __u32 *id)
+{
+	struct nl_msg *msg;
+	struct magnet_probe_info p;
+	struct nlattr *nest;
+	int err = 0, ret;
+
+	if (!k || !k->name || !k->symbol || !k->symbol[0] ||
+	    k->args >= 1u << MAGNET_KPROBE_NARGS)
+		return set_error(h, -EINVAL);
+	msg = req_new(h, MAGNET_CMD_KPROBE_NEW, 0);
+	if (!msg)
+		return set_error(h, -ENOMEM);
+	nest = nla_nest_start(msg, MAGNET_A_KPROBE);
+	if (!nest)
+		err = -EMSGSIZE;
+	if (!err)
+		err = put_name(msg, MAGNET_KPROBE_A_NAME, k->name);
+	if (!err && (strlen(k->symbol) >= 128 ||
+		     nla_put_string(msg, MAGNET_KPROBE_A_SYMBOL, k->symbol) < 0))
+		err = -EINVAL;
+	if (!err && k->offset &&
+	    nla_put_u32(msg, MAGNET_KPROBE_A_OFFSET, k->offset) < 0)
+		err = -EMSGSIZE;
+	if (!err && k->retprobe && nla_put_flag(msg, MAGNET_KPROBE_A_RETPROBE) < 0)
+		err = -EMSGSIZE;
+	if (!err && nla_put_u32(msg, MAGNET_KPROBE_A_ARGS, k->args) < 0)
+		err = -EMSGSIZE;
+	if (err) {
+		nlmsg_free(msg);
+		return set_error(h, err);
+	}
+	nla_nest_end(msg, nest);
+	ret = req_run(h, msg, parse_probe_one, &p);
+	if (!ret && id)
+		*id = p.id;
+	return ret;
+}
+
+int magnet_kprobe_del(struct magnet_ctl *h, const char *name)
+{
+	struct nl_msg *msg = req_new(h, MAGNET_CMD_KPROBE_DEL, NLM_F_ACK);
+	struct nlattr *nest;
+
+	if (!msg)
+		return set_error(h, -ENOMEM);
+	nest = nla_nest_start(msg, MAGNET_A_KPROBE);
+	if (!nest || put_name(msg, MAGNET_KPROBE_A_NAME, name)) {
+		nlmsg_free(msg);
+		return set_error(h, -EINVAL);
+	}
+	nla_nest_end(msg, nest);
+	return req_run(h, msg, NULL, NULL);
+}
+
 /* ---- streams ---- */
 
 int magnet_stream_create(struct magnet_ctl *h, const char *name,

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* magnetctl probe { list | enable PROBE... stream STREAM | disable PROBE... } */
+/*
+ * magnetctl probe { list | enable PROBE... stream STREAM | disable PROBE... |
+ *                  add NAME kprobe|kretprobe SYMBOL... | del NAME }
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,9 @@ static int probe_help(void)
 	printf("Usage: magnetctl probe list\n"
 	       "       magnetctl probe enable PROBE [PROBE...] stream STREAM\n"
 	       "       magnetctl probe disable PROBE [PROBE...]\n"
+	       "       magnetctl probe add NAME kprobe SYMBOL[+OFFSET] [args I,J,...]\n"
+	       "       magnetctl probe add NAME kretprobe SYMBOL [args I,J,...]\n"
+	       "       magnetctl probe del NAME\n"
 	       "PROBE := { NAME | ID | all }\n");
 	return MC_EXIT_OK;
 }
@@ -221,11 +227,113 @@ static int probe_disable(int argc, char **argv)
 	return probe_set_many(argv, argc, NULL);
 }
 
+/* "0,1,2" -> bit mask of argument indexes 0..5 */
+static int parse_args_list(const char *s, uint32_t *mask)
+{
+	char *end;
+	long v;
+
+	*mask = 0;
+	for (;;) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = strtol(s, &end, 10);
+		if (v < 0 || v >= MAGNET_KPROBE_NARGS)
+			return -1;
+		*mask |= 1u << v;
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
+/*
+ * probe add NAME kprobe SYMBOL[+OFFSET] [args I,J,...]
+ * probe add NAME kretprobe SYMBOL [args I,J,...]
+ */
+static int probe_add(int argc, char **argv)
+{
+	struct magnet_kprobe_spec k = { 0 };
+	char sym[256], *plus;
+	struct magnet_ctl *h;
+	uint32_t id, off;
+	int ret;
+
+	if (argc < 3)
+		return mc_usage_error("probe add: usage: probe add NAME { kprobe SYMBOL[+OFFSET] | kretprobe SYMBOL } [args I,J,...]");
+	if (!argv[0][0] || strlen(argv[0]) >= MAGNET_NAME_MAX)
+		return mc_usage_error("probe add: bad probe name '%s'", argv[0]);
+	if (!strcmp(argv[1], "kretprobe"))
+		k.retprobe = true;
+	else if (strcmp(argv[1], "kprobe"))
+		return mc_usage_error("probe add: '%s': expected kprobe or kretprobe",
+				      argv[1]);
+	if (strlen(argv[2]) >= sizeof(sym))
+		return mc_usage_error("probe add: symbol too long");
+	strcpy(sym, argv[2]);
+	plus = strchr(sym, '+');
+	if (plus) {
+		*plus = '\0';
+		if (k.retprobe)
+			return mc_usage_error("probe add: a kretprobe takes no offset");
+		if (mc_parse_u32(plus + 1, &off))
+			return mc_usage_error("probe add: bad offset '%s'", plus + 1);
+		k.offset = off;
+	}
+	if (!sym[0])
+		return mc_usage_error("probe add: missing SYMBOL");
+	if (argc == 5 && !strcmp(argv[3], "args")) {
+		if (parse_args_list(argv[4], &k.args))
+			return mc_usage_error("probe add: bad args '%s': indexes 0 to %d, comma-separated",
+					      argv[4], MAGNET_KPROBE_NARGS - 1);
+	} else if (argc != 3) {
+		return mc_usage_error("probe add: unexpected argument '%s'", argv[3]);
+	}
+	k.name = argv[0];
+	k.symbol = sym;
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_kprobe_add(h, &k, &id);
+	if (ret) {
+		ret = mc_ctl_error(h, ret, "probe add");
+	} else {
+		out_open_object(NULL);
+		out_string("name", "probe %s: ", k.name);
+		out_uint("id", "event ID %llu\n", id);
+		out_close_object();
+	}
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static int probe_del(int argc, char **argv)
+{
+	struct magnet_ctl *h;
+	int ret;
+
+	if (argc != 1)
+		return mc_usage_error("probe del: usage: probe del NAME");
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	ret = magnet_kprobe_del(h, argv[0]);
+	if (ret)
+		ret = mc_ctl_error(h, ret, "probe del");
+	magnet_ctl_close(h);
+	return ret;
+}
+
 static const struct mc_cmd probe_cmds[] = {
 	{ "list",	probe_list },
 	{ "show",	probe_list },
 	{ "enable",	probe_enable },
 	{ "disable",	probe_disable },
+	{ "add",	probe_add },
+	{ "del",	probe_del },
+	{ "delete",	probe_del },
 	{ NULL,		NULL },
 };
 

@@ -82,6 +82,27 @@ LIBMAGNET_API int magnet_probe_enable_id(struct magnet_ctl *h, __u32 id,
 LIBMAGNET_API int magnet_probe_disable(struct magnet_ctl *h, const char *name);
 LIBMAGNET_API int magnet_probe_disable_id(struct magnet_ctl *h, __u32 id);
 
+/*
+ * Run-time kprobes (MAGNET_CMD_KPROBE_NEW/DEL): a new point @name on
+ * @symbol+@offset (kprobe) or a kretprobe on @symbol, recording the
+ * arguments whose bit is set in @args (bit i: argument i, 0..5) and, for a
+ * kretprobe, the return value (struct magnet_kprobe_payload).  Its event
+ * ID comes back in *id.  Refusals carry the kernel's reason
+ * (magnet_ctl_errmsg()), e.g. for a symbol that cannot be probed.
+ */
+struct magnet_kprobe_spec {
+	const char *name;
+	const char *symbol;
+	__u32 offset;
+	bool retprobe;
+	__u32 args;
+};
+
+LIBMAGNET_API int magnet_kprobe_add(struct magnet_ctl *h,
+				    const struct magnet_kprobe_spec *k,
+				    __u32 *id);
+LIBMAGNET_API int magnet_kprobe_del(struct magnet_ctl *h, const char *name);
+
 struct magnet_stream_info {
 	char name[MAGNET_NAME_MAX];
 	char path[256];

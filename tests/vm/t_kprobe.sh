@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run-time kprobes (MAGNET_CMD_KPROBE_NEW/DEL) in a real kernel: a kprobe
+# on vfs_write(file, buf, count, pos) recording arguments 0-2 and a
+# kretprobe recording count and the return value, while a process writes
+# 4242 bytes to /dev/null ten times: exactly ten records of each from that
+# process with count 4242 (and return value 4242), the file pointer hashed
+# (never a kernel address), the user buffer kept.  A missing symbol, an
+# offset inside an instruction, a taken name and an unknown name are
+# refused with a message; deleting a probe while it records, and
+# unloading the core with run-time probes left, keep the log clean.
+MAGNET_MODULES="magnet"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_root
+need_magnet
+need_tools
+[ -x "$MAGNET_TOOLS/proc_load" ] || skip_all "proc_load not built"
+dmesg_mark
+magnet_load || bail_out "cannot load the modules"
+R=$MAGNET_RESULTS
+
+out=$(magnetctl -j probe add kp_write kprobe vfs_write args 0,1,2 2>&1)
+check_eq "probe add kp_write kprobe vfs_write args 0,1,2" 0 $?
+id=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["id"])' "$out" 2>/dev/null)
+check "it gets an event ID in the probe range ($id)" test "${id:-0}" -ge 16
+check "probe add kr_write kretprobe vfs_write args 2" magnetctl probe add kr_write kretprobe vfs_write args 2
+info=$(magnetctl -j probe list | python3 -c '
+import json, sys
+ps = json.load(sys.stdin)
+ps = ps["probes"] if isinstance(ps, dict) else ps
+print(" ".join("%s:%s:%s:%s" % (p["name"], p["payload"], p["module"], p["hook"]) for p in ps if p["name"] in ("kp_write", "kr_write")))')
+check_eq "both in the probe list" "kp_write:kprobe:magnet:kprobe:vfs_write kr_write:kprobe:magnet:kretprobe:vfs_write" "$info"
+
+# refusals, each with the kernel's reason
+msg=$(magnetctl probe add bad kprobe no_such_function_magnet 2>&1)
+check_eq "a missing symbol is refused (exit 2)" 2 $?
+case $msg in *"no such symbol"*) ok "with a message: $msg" ;; *) not_ok "message names the reason" "$msg" ;; esac
+msg=$(magnetctl probe add bad2 kprobe vfs_write+1 2>&1)
+check_eq "an offset inside an instruction is refused" 2 $?
+case $msg in *"vfs_write+1"*) ok "with a message: $msg" ;; *) not_ok "message names the probe point" "$msg" ;; esac
+msg=$(magnetctl probe add kp_write kprobe vfs_read 2>&1)
+check_eq "a taken name is refused" 2 $?
+case $msg in *"already exists"*) ok "with a message: $msg" ;; *) not_ok "message says the name is taken" "$msg" ;; esac
+msg=$(magnetctl probe add bad3 kretprobe vfs_write+4 2>&1)
+check_eq "a kretprobe with an offset is a usage error" 1 $?
+msg=$(magnetctl probe del no_such_probe 2>&1)
+check_eq "deleting an unknown run-time kprobe is refused" 2 $?
+case $msg in *"no run-time kprobe"*) ok "with a message: $msg" ;; *) not_ok "message" "$msg" ;; esac
+n=$(magnetctl -j probe list | grep -c '"bad')
+check_eq "no probe left behind by the refusals" 0 "$n"
+
+check "stream create kp" magnetctl stream create kp subbuf-size 1M subbuf-count 4
+check "enable both" magnetctl probe enable kp_write kr_write stream kp
+bg rec "$MAGNETCTL" record kp -o "$R/kp.trace"
+sleep 0.5
+"$MAGNET_TOOLS/proc_load" write 10 4242 >"$R/write.out" 2>&1
+check_eq "write 4242 bytes to /dev/null ten times" 0 $?
+sleep 0.3
+check "disable both" magnetctl probe disable kp_write kr_write
+kill -INT "${BG_PID[rec]}"
+bg_wait rec 20
+check_eq "record stops cleanly" 0 $?
+
+magnetctl -j dump "$R/kp.trace" >"$R/kp.jsonl"
+python3 - "$R/kp.jsonl" "$R/write.out" >"$R/check.tap" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+pid = int(dict(w.split("=", 1) for w in open(sys.argv[2]).read().split())["pid"])
+out = []
+def ok(cond, what, why=""):
+    out.append(("ok" if cond else "not ok") + " - " + what + ("" if cond else " # " + why))
+kp = [r for r in recs if r["name"] == "kp_write" and r["pid"] == pid and r["kprobe"]["arg2"] == 4242]
+ok(len(kp) == 10, "10 kprobe records with count 4242 from pid %d" % pid, "got %d" % len(kp))
+ok(all(r["kprobe"]["valid"] == 7 for r in kp), "arguments 0, 1, 2 recorded", str([r["kprobe"] for r in kp][:1]))
+ok(all(r["kprobe"]["hashed"] & 1 and not r["kprobe"]["hashed"] & 6 for r in kp),
+   "the struct file pointer is hashed, the user buffer and count are not")
+ok(all(0 < r["kprobe"]["arg1"] < 1 << 47 for r in kp) and len({r["kprobe"]["arg1"] for r in kp}) == 1,
+   "arg1 is the same user buffer each time")
+ok(len({r["kprobe"]["arg0"] for r in kp}) == 1, "the hashed file pointer is stable (same file)")
+kr = [r for r in recs if r["name"] == "kr_write" and r["pid"] == pid and r["kprobe"]["arg2"] == 4242]
+ok(len(kr) == 10, "10 kretprobe records with count 4242", "got %d" % len(kr))
+ok(all(r["kprobe"]["valid"] == 0x44 and r["kprobe"]["ret"] == 4242 and r["kprobe"]["hashed"] == 0 for r in kr),
+   "return value 4242", str([r["kprobe"] for r in kr][:1]))
+bad = [(r["name"], k, hex(v)) for r in recs if "kprobe" in r for k, v in r["kprobe"].items()
+       if isinstance(v, int) and 1 << 63 <= v < (1 << 64) - 65536 and
+       not r["kprobe"]["hashed"] & (0x40 if k == "ret" else 1 << int(k[3:]) if k.startswith("arg") else 0)]
+ok(not bad, "no unhashed kernel address in any record", str(bad[:3]))
+print("\n".join(out))
+PY
+while read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"not ok - "*) w=${line#not ok - }; not_ok "${w%% # *}" "${w#* # }" ;;
+	"# "*) diag "${line#\# }" ;;
+	esac
+done <"$R/check.tap"
+
+# delete a run-time kprobe while it records
+check "enable kp_write again" magnetctl probe enable kp_write stream kp
+bg rec2 "$MAGNETCTL" record kp -o "$R/kp2.trace"
+sleep 0.3
+"$MAGNET_TOOLS/proc_load" write 5 100 >/dev/null
+check "probe del kp_write while enabled and recording" magnetctl probe del kp_write
+n=$(magnetctl -j probe list | grep -c kp_write)
+check_eq "it is gone from the probe list" 0 "$n"
+check "the name can be used again" magnetctl probe add kp_write kprobe ksys_write args 2
+check "and deleted again" magnetctl probe del kp_write
+kill -INT "${BG_PID[rec2]}"
+bg_wait rec2 20
+check_eq "the reader ends cleanly" 0 $?
+check "stream delete kp" magnetctl stream delete kp
+# kr_write is left: the core's exit removes it
+check "unload the core with a run-time kprobe left" magnet_unload
+check_dmesg_clean
+done_testing
