@@ -86,7 +86,8 @@ for i in range(4000):
 	# fio counts a short read of a regular file as short, not as bytes
 	got=$(python3 -c '
 import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]
+t = open(sys.argv[1]).read()
+j = json.loads(t[t.index("{"):])["jobs"][0]
 print(j["error"], j["read"]["total_ios"], j["read"]["short_ios"], j["read"]["io_bytes"])' "$R/fio.json" 2>/dev/null)
 	read -r ferr fios fshort fbytes <<<"${got:-x 0 0 0}"
 	if [ "$ferr" = 0 ] && [ "${fios:-0}" -gt 0 ]; then
@@ -98,6 +99,27 @@ print(j["error"], j["read"]["total_ios"], j["read"]["short_ios"], j["read"]["io_
 else
 	skip "fio --ioengine=libaio: its reads of the stream complete" "fio not installed"
 fi
+
+# magnetctl record on libaio with a read rule: nothing lost at SIGINT
+bg recw magnetctl record rp -o "$R/wm.trace" --watermark 4K --timeout 200 --min-events 10
+sleep 1
+python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(500):
+    s.sendto(b"x", ("127.0.0.1", 9))
+'
+sleep 0.5
+kill -INT "${BG_PID[recw]}"
+bg_wait recw 20
+check_eq "record --watermark --timeout --min-events stops cleanly on SIGINT" 0 $?
+n=$(magnetctl dump "$R/wm.trace" 2>/dev/null | grep -c udp_send)
+[ "${n:-0}" -ge 500 ] && ok "record kept all 500 events ($n)" ||
+	not_ok "record kept all 500 events" "got $n"
+magnetctl record rp -o "$R/bad.trace" --watermark 1M >/dev/null 2>"$R/bad.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "read rule" "$R/bad.err" && ok "record refuses a watermark above the ring" ||
+	not_ok "record refuses a watermark above the ring" "exit $rc: $(cat "$R/bad.err")"
 
 # reads in flight while the stream is deleted: they complete, then EOF
 bg eof "$RP" aio-eof "$F"
