@@ -59,14 +59,30 @@ cat "$R/env.txt"
 magnet_load || bail_out "cannot load the modules"
 BP=/sys/module/magnet_bench/parameters
 
+# wait_for FILE REGEX SECONDS: like lib.sh's wait_line, but against the
+# wall clock (under TCG a 50 ms sleep loop runs much slower than 20/s).
+wait_for() {
+	local end=$((SECONDS + $3))
+	while [ $SECONDS -lt "$end" ]; do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # cputicks PID: utime+stime of PID in clock ticks (0 if gone).
 cputicks() {
 	awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
 }
 
-stream_stat() {	# stream_stat NAME KEY
-	magnetctl -j stream show "$1" |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d[sys.argv[1]])' "$2"
+stream_stat() {	# stream_stat NAME KEY... : the values, space separated
+	local j k out=()
+	j=$(magnetctl -j stream show "$1")
+	shift
+	for k; do
+		out+=("$(grep -oE "\"$k\":[0-9]+" <<<"$j" | head -1 | cut -d: -f2)")
+	done
+	echo "${out[*]}"
 }
 
 # ------------------------------------------------------------------
@@ -77,6 +93,13 @@ bench_cmd() {	# bench_cmd CPU "cmd..." -> prints result line
 	cat "$BP/result"
 }
 
+micro_row() {	# micro_row KV MODE LEN REP LOST "RESULT LINE"
+	local w
+	local -A d=()
+	for w in $6; do d[${w%%=*}]=${w#*=}; done
+	echo "$1,$2,$3,$4,${d[ns_med]},${d[ns_p10]},${d[ns_p90]},${d[cyc_med]},$5"
+}
+
 micro() {
 	local rep len line mode csv=$R/micro.csv
 	echo "kernel,mode,len,rep,ns_med,ns_p10,ns_p90,cyc_med,lost" >"$csv"
@@ -84,12 +107,7 @@ micro() {
 		for mode in empty off; do
 			line=$(bench_cmd 1 "time $mode 0 $MICRO_N") || continue
 			echo "# $line"
-			python3 - "$KV" "$mode" 0 "$rep" 0 "$line" >>"$csv" <<'PY'
-import sys
-kv, mode, ln, rep, lost, line = sys.argv[1:]
-d = dict(w.split("=", 1) for w in line.split())
-print(",".join([kv, mode, ln, rep, d["ns_med"], d["ns_p10"], d["ns_p90"], d["cyc_med"], lost]))
-PY
+			micro_row "$KV" "$mode" 0 "$rep" 0 "$line" >>"$csv"
 		done
 		for len in 0 16 64 256 1024; do
 			# a stream big enough for every event of the run: no drop path
@@ -100,20 +118,10 @@ PY
 			lost=$(stream_stat mb lost)
 			magnetctl stream delete mb >/dev/null
 			echo "# $line lost=$lost"
-			python3 - "$KV" magnet "$len" "$rep" "$lost" "$line" >>"$csv" <<'PY'
-import sys
-kv, mode, ln, rep, lost, line = sys.argv[1:]
-d = dict(w.split("=", 1) for w in line.split())
-print(",".join([kv, mode, ln, rep, d["ns_med"], d["ns_p10"], d["ns_p90"], d["cyc_med"], lost]))
-PY
+			micro_row "$KV" magnet "$len" "$rep" "$lost" "$line" >>"$csv"
 			line=$(bench_cmd 1 "time ftrace $len $MICRO_N")
 			echo "# $line"
-			python3 - "$KV" ftrace "$len" "$rep" 0 "$line" >>"$csv" <<'PY'
-import sys
-kv, mode, ln, rep, lost, line = sys.argv[1:]
-d = dict(w.split("=", 1) for w in line.split())
-print(",".join([kv, mode, ln, rep, d["ns_med"], d["ns_p10"], d["ns_p90"], d["cyc_med"], lost]))
-PY
+			micro_row "$KV" ftrace "$len" "$rep" 0 "$line" >>"$csv"
 		done
 		# the drop path: a full ring nobody reads
 		magnetctl stream create mbfull subbuf-size 4096 subbuf-count 2 >/dev/null
@@ -123,12 +131,7 @@ PY
 		lost=$(stream_stat mbfull lost)
 		magnetctl stream delete mbfull >/dev/null
 		echo "# full ring: $line lost=$lost"
-		python3 - "$KV" magnet_full "64" "$rep" "$lost" "$line" >>"$csv" <<'PY'
-import sys
-kv, mode, ln, rep, lost, line = sys.argv[1:]
-d = dict(w.split("=", 1) for w in line.split())
-print(",".join([kv, mode, ln, rep, d["ns_med"], d["ns_p10"], d["ns_p90"], d["cyc_med"], lost]))
-PY
+			micro_row "$KV" magnet_full "64" "$rep" "$lost" "$line" >>"$csv"
 	done
 }
 
@@ -184,22 +187,28 @@ PY
 
 # LTTng: only when $MAGNET_LTTNG_MODDIR has lttng-modules built for this
 # kernel (bench/lttng-build.sh) and lttng-tools is installed.  The modules
-# go into a writable copy of /lib/modules/KVER (a symlink tree plus
+# go into a writable /lib/modules/KVER (modules.builtin plus
 # extra/, depmod'ed) bind-mounted over the read-only one, so that
-# lttng-sessiond can modprobe them.
+# lttng-sessiond can modprobe them; veth and everything else the benchmark
+# needs is loaded before.
 LTTNG_OK=
 lttng_setup() {
 	local d=${MAGNET_LTTNG_MODDIR:-} root=/tmp/magnet-bench-modroot
 	[ -n "$d" ] && [ -d "$d" ] && ls "$d"/*.ko >/dev/null 2>&1 || return 1
 	command -v lttng >/dev/null && command -v lttng-sessiond >/dev/null || return 1
 	rm -rf "$root"
-	mkdir -p "$root/lib/modules"
-	cp -rs "/lib/modules/$KV" "$root/lib/modules/" || return 1
+	# only LTTng's modules (they depend on nothing else); copying the
+	# whole tree over 9p takes minutes under TCG
 	mkdir -p "$root/lib/modules/$KV/extra/lttng"
+	cp "/lib/modules/$KV"/modules.builtin* "$root/lib/modules/$KV/" 2>/dev/null || true
+	: >"$root/lib/modules/$KV/modules.order"
 	cp "$d"/*.ko "$root/lib/modules/$KV/extra/lttng/"
 	depmod -b "$root" "$KV" || return 1
 	mount --bind "$root/lib/modules/$KV" "/lib/modules/$KV" || return 1
 	on_exit "umount /lib/modules/$KV"
+	# the guest's / is the host's, read-only: lttng's home under /tmp
+	export LTTNG_HOME=/tmp/magnet-bench-lttng-home
+	mkdir -p "$LTTNG_HOME"
 	lttng-sessiond -d >"$RAW/lttng-sessiond.out" 2>&1 || return 1
 	sleep 2
 	on_exit "kill $(pgrep -d' ' -x lttng-sessiond)"
@@ -234,12 +243,13 @@ perturb_one() {	# perturb_one CONFIG REP
 	elif [ "$cfg" = tcpdump ]; then
 		ip netns exec "$NS_A" tcpdump -i "$VETH_A" -s 96 -n -w "$TMPD/t.pcap" udp >"$RAW/$tag.tcpdump.out" 2>&1 &
 		cpid=$!
-		wait_line "$RAW/$tag.tcpdump.out" 'listening on' 20
+		wait_for "$RAW/$tag.tcpdump.out" 'listening on' 60
 	elif [ "$cfg" = bpftrace ]; then
 		bpftrace_script >"$TMPD/m4.bt"
-		bpftrace -o "$TMPD/bt.out" "$TMPD/m4.bt" >"$RAW/$tag.bpftrace.out" 2>&1 &
+		# -B line: with -o or a redirected stdout bpftrace buffers whole blocks
+		bpftrace -B line "$TMPD/m4.bt" >"$TMPD/bt.out" 2>"$RAW/$tag.bpftrace.out" &
 		cpid=$!
-		wait_line "$TMPD/bt.out" '^ready' 180 || echo "# bpftrace did not start: $(tail -3 "$RAW/$tag.bpftrace.out")"
+		wait_for "$TMPD/bt.out" '^ready' 240 || echo "# bpftrace did not start: $(tail -3 "$RAW/$tag.bpftrace.out")"
 	fi
 	if [ "$cfg" = lttng ]; then
 		lttng_start >"$RAW/$tag.lttng.out" 2>&1 || echo "# lttng start failed: $(tail -3 "$RAW/$tag.lttng.out")"
@@ -251,14 +261,14 @@ perturb_one() {	# perturb_one CONFIG REP
 	t1=$(date +%s.%N)
 	if [ -n "$cpid" ]; then
 		c1=0; for p in $cpid; do c1=$((c1 + $(cputicks "$p"))); done
-		ccpu=$(python3 -c "print('%.2f' % (100.0 * ($c1 - $c0) / $HZ_TCK / ($t1 - $t0)))")
+		ccpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ_TCK" -v t0="$t0" -v t1="$t1" \
+			'BEGIN {printf "%.2f", 100.0 * (b - a) / hz / (t1 - t0)}')
 	fi
 	if [ -n "$ev" ]; then
 		# shellcheck disable=SC2086
 		magnetctl probe disable $ev >/dev/null
 		kill -INT "$cpid"; wait "$cpid"
-		prod=$(stream_stat net produced)
-		lost=$(stream_stat net lost)
+		read -r prod lost < <(stream_stat net produced lost)
 		magnetctl stream delete net >/dev/null
 	elif [ "$cfg" = tcpdump ]; then
 		kill -INT "$cpid"; wait "$cpid"
@@ -277,8 +287,8 @@ perturb_one() {	# perturb_one CONFIG REP
 		lost=$(grep -oE 'Lost [0-9]+ events' "$TMPD/bt.out" "$RAW/$tag.bpftrace.out" 2>/dev/null |
 			awk '{s += $2} END {print s + 0}')
 	fi
-	f=$(du -k "$TMPD" | tail -1 | awk '{print $1}')
-	rm -f "$TMPD"/*
+	f=$(du -sk "$TMPD" | awk '{print $1}')
+	rm -rf "${TMPD:?}"/*
 	echo "$KV,$cfg,$rep,$IP_GOODPUT,$IP_SENT,$IP_PKTS,$IP_LOSS,$IP_SCPU,$IP_RCPU,$ccpu,${prod:-0},${lost:-0},$f" >>"$R/perturb.csv"
 	echo "# perturb $cfg rep $rep: goodput=${IP_GOODPUT}Mb/s loss=$IP_LOSS% snd=$IP_SCPU% rcv=$IP_RCPU% consumer=$ccpu% events=$prod lost=$lost"
 }
@@ -327,10 +337,7 @@ drain() {
 			c1=$(cputicks "$cpid")
 			magnetctl probe disable bench >/dev/null
 			kill -INT "$cpid"; wait "$cpid"
-			prod=$(stream_stat dr produced)
-			lost=$(stream_stat dr lost)
-			rd=$(stream_stat dr read)
-			bytes=$(stream_stat dr bytes)
+			read -r prod lost rd bytes < <(stream_stat dr produced lost read bytes)
 			magnetctl stream delete dr >/dev/null
 			rm -f "$TMPD"/*
 			ns=$(sed -E 's/.* ns=([0-9]+).*/\1/' <<<"$line")
@@ -366,11 +373,10 @@ loss() {
 			# shellcheck disable=SC2086
 			magnetctl probe disable $EV4 >/dev/null
 			kill -INT "$cpid"; wait "$cpid"
-			prod=$(stream_stat ls produced)
-			lost=$(stream_stat ls lost)
+			read -r prod lost < <(stream_stat ls produced lost)
 			magnetctl stream delete ls >/dev/null
 			rm -f "$TMPD"/*
-			echo "$KV,$kb,$((kb / 2)),2,$rep,$prod,$lost,$(python3 -c "print('%.4f' % (100.0 * $lost / max($prod, 1)))"),$IP_GOODPUT" >>"$R/loss.csv"
+			echo "$KV,$kb,$((kb / 2)),2,$rep,$prod,$lost,$(awk -v l="$lost" -v p="$prod" 'BEGIN {printf "%.4f", 100.0 * l / (p > 0 ? p : 1)}'),$IP_GOODPUT" >>"$R/loss.csv"
 			echo "# loss ${kb}K rep $rep: $(tail -1 "$R/loss.csv")"
 		done
 	done

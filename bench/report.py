@@ -91,6 +91,7 @@ PERTURB_DESC = {
     "m4": "MAGNET, 4 events (+ dev_send)",
     "tcpdump": "tcpdump -s 96 -w FILE on the sender's veth",
     "bpftrace": "bpftrace, same 4 hooks, printf to a file",
+    "lttng": "LTTng 2.13 kernel tracing, 4 kprobe events, to a file",
 }
 
 
@@ -121,8 +122,10 @@ def perturb_section(kvers):
                 med([fnum(r["sender_cpu"]) for r in rs]),
                 med([fnum(r["receiver_cpu"]) for r in rs]),
                 "-" if c in ("none", "loaded") else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
-                "-" if c in ("none", "loaded") else "%.0f" % med(ev),
-                "-" if c in ("none", "loaded") else "%.2f" % med(lostpct)))
+                "-" if c in ("none", "loaded") else
+                ("n/a (%.0f KiB of trace)" % med([fnum(r["file_kb"]) for r in rs]) if c == "lttng" else "%.0f" % med(ev)),
+                "-" if c in ("none", "loaded") else
+                ("%.0f discarded" % med(el) if c == "lttng" else "%.2f" % med(lostpct))))
             dat.append("%d %s %.4f %.4f %.4f %.2f" % (
                 i, c, ratio, min(gp) / base if base else 0, max(gp) / base if base else 0,
                 med([fnum(r["consumer_cpu"]) for r in rs])))
@@ -305,17 +308,17 @@ def findings(kvers):
         if ("none",) in pr:
             base = med([fnum(r["goodput_mbps"]) for r in pr[("none",)]])
             parts = []
-            for c in ["loaded", "m1", "m4", "tcpdump", "bpftrace"]:
+            for c in ["loaded", "m1", "m4", "tcpdump", "bpftrace", "lttng"]:
                 if (c,) in pr:
                     rs = pr[(c,)]
                     parts.append("%s %.2f" % (c, med([fnum(r["goodput_mbps"]) for r in rs]) / base))
             lines.append("goodput relative to no monitoring (baseline %.0f Mb/s): %s" % (base, ", ".join(parts)))
             parts = []
-            for c in ["m4", "tcpdump", "bpftrace"]:
+            for c in ["m4", "tcpdump", "bpftrace", "lttng"]:
                 if (c,) in pr:
                     parts.append("%s %.1f %%" % (c, med([fnum(r["consumer_cpu"]) for r in pr[(c,)]])))
             if parts:
-                lines.append("CPU of the consumer process (magnetctl record / tcpdump / bpftrace): " + ", ".join(parts))
+                lines.append("CPU of the consumer process (magnetctl record / tcpdump / bpftrace / lttng-consumerd): " + ", ".join(parts))
         mi = group(read_csv(kv, "micro.csv"), "mode", "len")
         if ("magnet", "64") in mi and ("ftrace", "64") in mi:
             m = med([fnum(r["ns_med"]) for r in mi[("magnet", "64")]])

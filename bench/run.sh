@@ -56,7 +56,7 @@ cmake -S . -B build/bench -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release >/dev/n
 cmake --build build/bench -j2 --target magnetctl >/dev/null
 export MAGNETCTL=$top/build/bench/magnetctl/magnetctl
 export MAGNET_BENCH_MODE=$mode
-[ "$mode" = full ] && limit=2400 || limit=720
+[ "$mode" = full ] && limit=2700 || limit=900
 
 rc=0
 for k in $kvers; do
