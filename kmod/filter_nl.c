@@ -117,11 +117,13 @@ static int parse_key(struct genl_info *info, struct nlattr **tb,
 {
 	struct nlattr *a;
 
-	if ((a = tb[MAGNET_FILTER_A_EVENT])) {
+	a = tb[MAGNET_FILTER_A_EVENT];
+	if (a) {
 		k->mask |= MAGNET_FK_EVENT;
 		k->event = nla_get_u32(a);
 	}
-	if ((a = tb[MAGNET_FILTER_A_CPU])) {
+	a = tb[MAGNET_FILTER_A_CPU];
+	if (a) {
 		k->mask |= MAGNET_FK_CPU;
 		k->cpu = nla_get_u32(a);
 		if (k->cpu >= nr_cpu_ids) {
@@ -131,19 +133,23 @@ static int parse_key(struct genl_info *info, struct nlattr **tb,
 			return -EINVAL;
 		}
 	}
-	if ((a = tb[MAGNET_FILTER_A_ABSTRACT_ID])) {
+	a = tb[MAGNET_FILTER_A_ABSTRACT_ID];
+	if (a) {
 		k->mask |= MAGNET_FK_AID;
 		k->abstract_id = nla_get_u64(a);
 	}
-	if ((a = tb[MAGNET_FILTER_A_PID])) {
+	a = tb[MAGNET_FILTER_A_PID];
+	if (a) {
 		k->mask |= MAGNET_FK_PID;
 		k->pid = nla_get_u32(a);
 	}
-	if ((a = tb[MAGNET_FILTER_A_TGID])) {
+	a = tb[MAGNET_FILTER_A_TGID];
+	if (a) {
 		k->mask |= MAGNET_FK_TGID;
 		k->tgid = nla_get_u32(a);
 	}
-	if ((a = tb[MAGNET_FILTER_A_CGROUP])) {
+	a = tb[MAGNET_FILTER_A_CGROUP];
+	if (a) {
 		k->mask |= MAGNET_FK_CGROUP;
 		k->cgroup = nla_get_u64(a);
 	}

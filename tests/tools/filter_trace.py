@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarize a MAGNET trace for tests/vm/t_filter.sh, as JSON.
+"""Summarize a MAGNET trace for tests/vm/t_filter.sh, as JSON (or import
+it and call summarize(path)).
 
 filter_trace.py TRACE
   records: probe records; lost: sum of LOST counts; by_event: count per
@@ -14,7 +15,7 @@ import struct
 import sys
 
 
-def main(path):
+def summarize(path):
     data = open(path, "rb").read()
     off, names = 0, {}
     out = {"records": 0, "lost": 0, "by_event": {}, "selftest": {},
@@ -47,8 +48,8 @@ def main(path):
         s = set(v)
         out["selftest"][k] = {"n": len(v), "min": min(v), "max": max(v),
                               "contig": len(s) == len(v) == max(v) - min(v) + 1}
-    json.dump(out, sys.stdout)
+    return out
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    json.dump(summarize(sys.argv[1]), sys.stdout)
