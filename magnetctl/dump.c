@@ -60,6 +60,31 @@ static void print_sysinfo(const struct magnet_sysinfo *si)
 	out_close_object();
 }
 
+/* ip_hdr_*: the packet bytes after struct magnet_ip_payload, in hex. */
+static void print_ip_bytes(const struct magnet_rec *r)
+{
+	const unsigned char *b = (const unsigned char *)r->payload +
+				 sizeof(struct magnet_ip_payload);
+	const struct magnet_field *f;
+	unsigned int nf;
+	size_t i, n = 0;
+	char hex[2 * 64 + 1];
+
+	f = magnet_payload_fields(MAGNET_PAYLOAD_IP, &nf);
+	for (i = 0; i < nf; i++)
+		if (!strcmp(f[i].name, "hdr_len"))
+			n = r->u.fields[i];
+
+	if (!n)
+		return;
+	if (n > 64 || sizeof(struct magnet_ip_payload) + n > r->payload_len)
+		n = 0;
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	hex[2 * n] = '\0';
+	out_string("bytes", NULL, hex);
+}
+
 /* A table-described payload: each field by name (-j), under its type. */
 static void print_fields(const struct magnet_rec *r)
 {
@@ -86,6 +111,8 @@ static void print_fields(const struct magnet_rec *r)
 			break;
 		}
 	}
+	if (r->payload_type == MAGNET_PAYLOAD_IP)
+		print_ip_bytes(r);
 	out_close_object();
 }
 
