@@ -102,23 +102,20 @@ static int parse_cgroup(const char *s, unsigned long long *id)
 	return 0;
 }
 
-static int parse_event(struct magnet_ctl *h, const char *s, uint32_t *id)
+/* A probe name is looked up in the kernel later: *@name. */
+static int parse_event(const char *s, uint32_t *id, const char **name)
 {
-	struct magnet_probe_info p;
-	int err;
-
 	if (!mc_parse_u32(s, id))
 		return 0;
-	err = magnet_probe_get(h, s, &p);
-	if (err)
-		return mc_ctl_error(h, err, "filter add: event");
-	*id = p.id;
+	if (!s[0] || strlen(s) >= MAGNET_NAME_MAX)
+		return mc_usage_error("filter add: bad event '%s'", s);
+	*name = s;
 	return 0;
 }
 
-/* Everything after NAME; the probe name lookup needs @h. */
-static int parse_add(struct magnet_ctl *h, int argc, char **argv,
-		     struct magnet_filter_info *f)
+/* Everything after NAME, without the kernel (probe names: @event). */
+static int parse_add(int argc, char **argv, struct magnet_filter_info *f,
+		     const char **event)
 {
 	unsigned long long v;
 	int i, ret;
@@ -134,7 +131,7 @@ static int parse_add(struct magnet_ctl *h, int argc, char **argv,
 			return mc_usage_error("filter add: '%s' needs a value", kw);
 		i++;
 		if (!strcmp(kw, "event")) {
-			ret = parse_event(h, val, &f->event);
+			ret = parse_event(val, &f->event, event);
 			if (ret)
 				return ret;
 			f->keys |= MAGNET_FILTER_KEY_EVENT;
@@ -212,6 +209,8 @@ static int report(struct magnet_ctl *h, int err, const char *cmd,
 static int filter_add(int argc, char **argv)
 {
 	struct magnet_filter_info f;
+	struct magnet_probe_info p;
+	const char *event = NULL;
 	struct magnet_ctl *h;
 	int ret;
 
@@ -220,10 +219,19 @@ static int filter_add(int argc, char **argv)
 		return ret;
 	memset(&f, 0, sizeof(f));
 	strcpy(f.name, argv[0]);
+	ret = parse_add(argc, argv, &f, &event);
+	if (ret)
+		return ret;
 	ret = mc_ctl_open(&h);
 	if (ret)
 		return ret;
-	ret = parse_add(h, argc, argv, &f);
+	if (event) {
+		ret = magnet_probe_get(h, event, &p);
+		if (ret)
+			ret = mc_ctl_error(h, ret, "filter add: event");
+		else
+			f.event = p.id;
+	}
 	if (!ret) {
 		ret = magnet_filter_add(h, &f);
 		if (ret)

@@ -208,6 +208,45 @@ static void test_bad_arguments(void **state)
 	done(&r);
 }
 
+/* filter add: the grammar is checked before talking to the kernel */
+static void test_filter_arguments(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "cpu", "x" }, { "pid", "-1" }, { "id", "1y" },
+		{ "every", "0" }, { "period", "0" }, { "period", "5h" },
+		{ "priority", "1.5" }, { "cgroup", "/nonexistent/dir" },
+	};
+	struct result r;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = run("filter", "add", "f0", bad[i][0], bad[i][1]);
+		assert_int_equal(r.code, MC_EXIT_USAGE);
+		assert_contains(r.err, bad[i][1]);
+		done(&r);
+	}
+	r = run("filter", "add", "f0", "cpu");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "'cpu' needs a value");
+	done(&r);
+	r = run("filter", "add", "f0", "colour", "red");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "unexpected argument 'colour'");
+	done(&r);
+	r = run("filter", "add");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "missing NAME");
+	done(&r);
+	r = run("filter", "del", "f0", "extra");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	done(&r);
+	r = run("filter", "help");
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "ACTION   := { drop | [stream STREAM]...");
+	done(&r);
+}
+
 /* This host has no MAGNET: exit 4 and say so (skipped where loaded). */
 static void test_not_loaded(void **state)
 {
@@ -395,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_json_error),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_filter_arguments),
 		cmocka_unit_test(test_not_loaded),
 		cmocka_unit_test(test_record_missing_stream_file),
 		cmocka_unit_test(test_dump_text),
