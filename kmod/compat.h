@@ -53,4 +53,20 @@ static inline void __user *magnet_iter_ubuf(const struct iov_iter *i,
 #endif
 }
 
+/*
+ * Inode times of a new magnetfs inode: 6.6 hid i_atime/i_mtime/i_ctime
+ * behind accessors and added simple_inode_init_ts(); 6.1 has the fields.
+ */
+#include <linux/fs.h>
+#include <linux/version.h>
+
+static inline void magnet_inode_init_ts(struct inode *inode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	simple_inode_init_ts(inode);
+#else
+	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+#endif
+}
+
 #endif /* _MAGNET_COMPAT_H */

@@ -39,7 +39,8 @@ struct magnet_stream {
 	spinlock_t lock;		/* @files, readers' notify bits; irq */
 	struct list_head files;		/* open files (magnetfs readers) */
 	atomic_t readers;
-	struct dentry *dentry;
+	struct dentry *dentry;		/* debugfs file */
+	struct dentry *mfs_dentry;	/* magnetfs file (fs.c), db.lock */
 };
 
 /* The instrumentation database.  Mutated only by magnetk, under @lock. */

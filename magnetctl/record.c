@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "magnetctl.h"
 #include "output.h"
@@ -61,7 +63,26 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Resolve STREAM: a path if it contains '/', else ask the kernel. */
+/*
+ * @name's file in a magnetfs mount at MAGNETFS_DEFAULT_DIR, if there is one:
+ * that mount works where debugfs is off or locked down (no ioctl there).
+ */
+static bool magnetfs_path(const char *name, char *path, size_t len)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (statfs(MAGNETFS_DEFAULT_DIR, &sfs) || sfs.f_type != MAGNETFS_MAGIC)
+		return false;
+	snprintf(path, len, "%s/%s", MAGNETFS_DEFAULT_DIR, name);
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/*
+ * Resolve STREAM: a path if it contains '/', else ask the kernel, and take
+ * the file in /sys/kernel/magnet if magnetfs is mounted there, else the
+ * path the kernel reports (debugfs).
+ */
 static int resolve_stream(const char *stream, char *path, size_t len)
 {
 	struct magnet_stream_info s;
@@ -82,6 +103,8 @@ static int resolve_stream(const char *stream, char *path, size_t len)
 		/* No such stream: its file is missing too. */
 		ret = ret == -ENOENT ? (mc_ctl_error(h, ret, what), MC_EXIT_NOTLOADED) :
 				       mc_ctl_error(h, ret, what);
+	} else if (magnetfs_path(stream, path, len)) {
+		ret = 0;
 	} else if (!s.path[0]) {
 		mc_error("record %s: the kernel gave no stream path", stream);
 		ret = MC_EXIT_KERNEL;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * magnetfs stream files: /sys/kernel/debug/magnet/<stream>.
+ * magnetfs stream files: /sys/kernel/debug/magnet/<stream>, and the same
+ * files in magnetfs mounts (fs.c; mount -t magnetfs none /sys/kernel/magnet).
  *
  * read() returns whole records only.  The first read of every open file
  * starts with a SYSINFO record and EVENTDEF records naming every
@@ -40,6 +41,7 @@
 #include <linux/math64.h>
 #include "../kmod/internal.h"
 #include "../kmod/compat.h"
+#include "magnetfs.h"
 
 #define SYSINFO_SIZE	ALIGN(MAGNET_REC_HDR_SIZE + sizeof(struct magnet_sysinfo), 8)
 #define EVENTDEF_SIZE	ALIGN(MAGNET_REC_HDR_SIZE + sizeof(struct magnet_eventdef), 8)
@@ -745,7 +747,7 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	return 0;
 }
 
-static const struct file_operations magnetfs_stream_fops = {
+const struct file_operations magnetfs_stream_fops = {
 	.owner		= THIS_MODULE,
 	.open		= magnetfs_open,
 	.release	= magnetfs_release,
@@ -760,13 +762,21 @@ static const struct file_operations magnetfs_stream_fops = {
 int magnetfs_add_stream(struct magnet_stream *s)
 {
 	struct dentry *d;
+	int err;
 
 	d = debugfs_create_file_unsafe(s->name, 0400, magnet_db.dir, s,
 				       &magnetfs_stream_fops);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
 	s->dentry = d;
-	return 0;
+	/* and in the magnetfs superblock, if mounted (fs.c) */
+	err = magnetfs_fs_add_stream(s);
+	if (err) {
+		d_inode(d)->i_private = NULL;
+		debugfs_remove(d);
+		s->dentry = NULL;
+	}
+	return err;
 }
 
 /* db.lock held: no open can find the stream once i_private is cleared. */
@@ -775,6 +785,7 @@ void magnetfs_remove_stream(struct magnet_stream *s)
 	d_inode(s->dentry)->i_private = NULL;
 	debugfs_remove(s->dentry);
 	s->dentry = NULL;
+	magnetfs_fs_remove_stream(s);
 	/* everything is flushed: readers drain, SIGIO, AIO completes */
 	WRITE_ONCE(s->dead, true);
 	magnetfs_notify(s);
@@ -788,14 +799,19 @@ int magnetfs_stream_path(struct magnet_stream *s, char *buf, size_t len)
 int magnetfs_init(void)
 {
 	struct dentry *d = debugfs_create_dir("magnet", NULL);
+	int err;
 
 	if (IS_ERR(d))
 		return PTR_ERR(d);
 	magnet_db.dir = d;
-	return 0;
+	err = magnetfs_fs_init();
+	if (err)
+		debugfs_remove(magnet_db.dir);
+	return err;
 }
 
 void magnetfs_exit(void)
 {
+	magnetfs_fs_exit();
 	debugfs_remove(magnet_db.dir);
 }

@@ -482,6 +482,14 @@ enum magnet_kprobe_attr {
 
 #define MAGNET_IOC_MAGIC	0xB7
 
+/*
+ * statfs() f_type of a magnetfs mount (mount -t magnetfs none
+ * /sys/kernel/magnet): one file per stream, the same files as
+ * /sys/kernel/debug/magnet/<stream>.
+ */
+#define MAGNETFS_MAGIC		0x4d474e54	/* "MGNT" */
+#define MAGNETFS_DEFAULT_DIR	"/sys/kernel/magnet"
+
 /* Per-stream counters, as the netlink STREAM_GET reports them. */
 struct magnet_stream_stats {
 	__u64 produced;

@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# magnetfs, the file system type: mounted at /sys/kernel/magnet and at a
+# second directory (one shared superblock), streams appear and disappear in
+# both, reads and ioctls work through it, uid=/gid=/mode= and remount grant
+# a group read access, bad options are refused, a file open across deletion
+# drains to EOF, and the module stays loaded while magnetfs is mounted.
+MAGNET_MODULES=${MAGNET_MODULES:-magnet}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_root
+need_magnet
+ST=$MAGNET_MODDIR/magnet_selftest.ko
+[ -f "$ST" ] || skip_all "magnet_selftest.ko not built"
+grep -qw magnetfs /proc/filesystems && skip_all "magnetfs already registered"
+dmesg_mark
+magnet_load || bail_out "cannot load the modules"
+R=$MAGNET_RESULTS
+M1=/sys/kernel/magnet
+M2=$(mktemp -d /tmp/magnetfs.XXXXXX)
+M3=$(mktemp -d /tmp/magnetfs.XXXXXX)
+on_exit "umount $M1; umount $M2; umount $M3; rmmod magnet_selftest"
+
+nobody() { setpriv --reuid=65534 --regid="${GID:-65534}" --clear-groups --inh-caps=-all "$@"; }
+listing() { (cd "$1" && LC_ALL=C ls -A | tr '\n' ' ' | sed 's/ $//'); }
+st_wait() {
+	local i
+	for i in $(seq 1 600); do
+		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# rd.py PATH: read everything pending without blocking; print
+# "sysinfo_ok NRECORDS NPROBE" (first record SYSINFO with the endian magic)
+cat >"$R/rd.py" <<'PY'
+import errno, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+buf = b""
+while True:
+    try:
+        b = os.read(fd, 1 << 20)
+    except OSError as e:
+        if e.errno == errno.EAGAIN:
+            break
+        raise
+    if not b:
+        break
+    buf += b
+os.close(fd)
+size, ev = struct.unpack_from("<HH", buf, 0) if len(buf) >= 36 else (0, 99)
+magic = struct.unpack_from("<I", buf, 32)[0] if len(buf) >= 36 else 0
+first = "sysinfo_ok" if ev == 0 and size >= 36 and magic == 0x01234567 else \
+	"sysinfo_bad(size=%d,event=%d,magic=%#x)" % (size, ev, magic)
+off = n = probe = 0
+while off + 4 <= len(buf):
+    size, ev = struct.unpack_from("<HH", buf, off)
+    if size < 32:
+        break
+    n += 1
+    probe += ev >= 16
+    off += size
+print(first, n, probe)
+PY
+# stats.py PATH: MAGNET_IOC_GET_STATS through the file; print produced read
+cat >"$R/stats.py" <<'PY'
+import fcntl, os, struct, sys
+IOC = (2 << 30) | (56 << 16) | (0xB7 << 8) | 0x01
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+st = struct.unpack("<7Q", fcntl.ioctl(fd, IOC, bytes(56)))
+os.close(fd)
+print(st[0], st[3])
+PY
+# eof.py PATH: blocking reads until end of file; print the bytes read
+cat >"$R/eof.py" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+print("open", flush=True)
+n = 0
+while True:
+    b = os.read(fd, 1 << 16)
+    if not b:
+        break
+    n += len(b)
+print("eof", n, flush=True)
+PY
+
+# --- mount ----------------------------------------------------------
+grep -qw magnetfs /proc/filesystems && ok "magnetfs registered" || not_ok "magnetfs registered"
+[ -d $M1 ] && ok "$M1 exists" || not_ok "$M1 exists"
+check "stream create early (before any mount)" magnetctl stream create early
+check "mount -t magnetfs none $M1" mount -t magnetfs none $M1
+check "mount -t magnetfs none $M2" mount -t magnetfs none "$M2"
+check_eq "statfs type is MAGNETFS_MAGIC" 4d474e54 "$(stat -f -c %t $M1)"
+check_eq "a stream created before the mount is listed" early "$(listing $M1)"
+check "stream create S" magnetctl stream create S
+check_eq "both mounts show both streams" "S early|S early" "$(listing $M1)|$(listing "$M2")"
+check_eq "stream files are root-only by default" "400 0 0" "$(stat -c '%a %u %g' $M1/S)"
+check_eq "root directory follows mode" "500 0 0" "$(stat -c '%a %u %g' $M1)"
+check "stream delete early" magnetctl stream delete early
+check_eq "a deleted stream disappears from both mounts" "S|S" "$(listing $M1)|$(listing "$M2")"
+
+# --- reading and ioctl through the mount --------------------------------
+check "insmod magnet_selftest count=1000" insmod "$ST" count=1000
+check "enable selftest into S" magnetctl probe enable selftest stream S
+st_wait || diag "selftest still running"
+out=$(python3 "$R/rd.py" $M1/S 2>&1)
+read -r first nrec nprobe <<<"$out"
+check_eq "first record read through magnetfs is SYSINFO" sysinfo_ok "$first"
+[ "${nprobe:-0}" -ge 1000 ] && ok "selftest records read through magnetfs ($nprobe)" ||
+	not_ok "selftest records read through magnetfs" "$out"
+out=$(python3 "$R/stats.py" "$M2/S" 2>&1)
+read -r produced nread <<<"$out"
+[ "${produced:-0}" -ge 1000 ] && [ "${nread:-0}" -ge 1000 ] &&
+	ok "MAGNET_IOC_GET_STATS through magnetfs (produced $produced, read $nread)" ||
+	not_ok "MAGNET_IOC_GET_STATS through magnetfs" "$out"
+
+# magnetctl record NAME prefers the magnetfs file
+bg rec "$MAGNETCTL" record S -o "$R/S.trace"
+sleep 1
+fd=$(ls -l /proc/"${BG_PID[rec]}"/fd 2>/dev/null | grep -o '/[^ ]*/S$' | head -1)
+check_eq "magnetctl record S reads $M1/S" "$M1/S" "$fd"
+kill -INT "${BG_PID[rec]}"
+bg_wait rec 20 || diag "recorder: exit $?"
+check "the recorded trace dumps" magnetctl dump "$R/S.trace"
+
+# --- permissions and remount -----------------------------------------
+if nobody cat $M1/S >/dev/null 2>&1; then not_ok "non-root refused by default"; else ok "non-root refused by default"; fi
+check "remount,gid=1234,mode=0440" mount -o remount,gid=1234,mode=0440 $M1
+check_eq "remount changes existing files in both mounts" "440 0 1234|440 0 1234" \
+	"$(stat -c '%a %u %g' $M1/S)|$(stat -c '%a %u %g' "$M2/S")"
+check_eq "root directory after remount" "550 0 1234" "$(stat -c '%a %u %g' $M1)"
+grep -E " $M1 magnetfs .*gid=1234,mode=440" /proc/mounts >/dev/null &&
+	ok "/proc/mounts shows the options" || not_ok "/proc/mounts shows the options" "$(grep magnetfs /proc/mounts)"
+out=$(GID=1234 nobody python3 - $M1/S <"$R/rd.py" 2>&1)
+check_eq "group 1234 may read" sysinfo_ok "${out%% *}"
+if nobody cat $M1/S >/dev/null 2>&1; then not_ok "other non-root still refused"; else ok "other non-root still refused"; fi
+check "stream create T after the remount" magnetctl stream create T
+check_eq "new files get the remounted options" "440 0 1234" "$(stat -c '%a %u %g' "$M2/T")"
+check "remount,mode=0400" mount -o remount,mode=0400 "$M2"
+check_eq "a remount keeps options it does not name" "400 0 1234" "$(stat -c '%a %u %g' $M1/T)"
+
+# --- bad options ------------------------------------------------------
+# expect_refused DESC MSG OPTIONS: the mount fails, the kernel says MSG
+# (mount(2) logs the fs_context message to the kernel log)
+expect_refused() {
+	local desc=$1 msg=$2
+	if mount -t magnetfs -o "$3" none "$M3" 2>/dev/null; then
+		not_ok "$desc" "accepted"
+	elif dmesg | tail -5 | grep -qF "magnetfs: $msg"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "no 'magnetfs: $msg' in the kernel log"
+	fi
+}
+expect_refused "unknown option refused" "Unknown parameter 'bogus'" bogus=1
+expect_refused "mode=abc refused" "Bad value for 'mode'" mode=abc
+expect_refused "mode=01777 refused" "mode 1777: only permission bits" mode=01777
+expect_refused "uid=x refused" "Bad value for 'uid'" uid=x
+check_eq "nothing mounted by the refused mounts" 2 "$(grep -c ' magnetfs ' /proc/mounts)"
+
+# --- deletion while open ------------------------------------------------
+bg eof python3 "$R/eof.py" $M1/T
+for i in $(seq 1 100); do grep -q '^open' "$R/eof.out" && break; sleep 0.1; done
+check "stream delete T while open" magnetctl stream delete T
+bg_wait eof 20
+grep -q "^eof" "$R/eof.out" && ok "a reader of a deleted stream sees EOF" ||
+	not_ok "a reader of a deleted stream sees EOF" "$(cat "$R/eof.out")"
+check_eq "T is gone from both mounts" "S|S" "$(listing $M1)|$(listing "$M2")"
+
+# --- a fresh superblock is populated -----------------------------------
+check "umount both" umount $M1 "$M2"
+check "mount again" mount -t magnetfs none "$M3"
+check_eq "fill_super lists existing streams" S "$(listing "$M3")"
+check_eq "a new superblock starts with the defaults" "400 0 0" "$(stat -c '%a %u %g' "$M3/S")"
+
+# --- module unload --------------------------------------------------------
+check "disable selftest" magnetctl probe disable selftest
+check "rmmod magnet_selftest" rmmod magnet_selftest
+if rmmod magnet 2>/dev/null; then not_ok "rmmod magnet refused while mounted"; else ok "rmmod magnet refused while mounted"; fi
+check "stream S still readable" python3 "$R/rd.py" "$M3/S"
+check "umount" umount "$M3"
+check "rmmod magnet after umount" rmmod magnet
+grep -qw magnetfs /proc/filesystems && not_ok "magnetfs unregistered" || ok "magnetfs unregistered"
+[ -e $M1 ] && not_ok "$M1 removed" || ok "$M1 removed"
+check "insmod magnet again" insmod "$MAGNET_MODDIR/magnet.ko"
+[ -d $M1 ] && ok "$M1 back" || not_ok "$M1 back"
+check "mount after reload" mount -t magnetfs none $M1
+check "umount after reload" umount $M1
+check "modules unload" magnet_unload
+check_dmesg_clean
+done_testing
