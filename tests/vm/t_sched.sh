@@ -8,7 +8,8 @@
 # the 3 execs, and sched_switch records that chain on every CPU (the next
 # task of one switch is the previous task of the following one), from
 # which per-CPU run times are computed as in the papers' figures.  The
-# module is unloaded and loaded again while a reader records.
+# module is unloaded and loaded again while a reader records, and the
+# documented example module (probes/example.c) records context switches.
 MAGNET_MODULES="magnet magnet_sched"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -131,6 +132,23 @@ import json, sys
 print(sum(json.loads(l)["name"] == "sched_fork" for l in sys.stdin))')
 check "forks recorded after the reload" test "$n" -ge 2
 
+# the documented example module (docs/WRITING_PROBES.md)
+if [ -f "$MAGNET_MODDIR/magnet_example.ko" ]; then
+	check "insmod magnet_example" insmod "$MAGNET_MODDIR/magnet_example.ko"
+	check "enable example_switch" magnetctl probe enable example_switch stream sched
+	bg rec3 "$MAGNETCTL" record sched -o "$R/example.trace"
+	sleep 1
+	# disable before the reader stops: its own writes are context switches
+	check "disable example_switch" magnetctl probe disable example_switch
+	kill -INT "${BG_PID[rec3]}"
+	bg_wait rec3 20
+	n=$(magnetctl -j dump "$R/example.trace" | python3 -c '
+import json, sys
+print(sum(json.loads(l)["name"] == "example_switch" and json.loads(l)["size"] == 40 for l in sys.stdin))')
+	check "example_switch records (8-byte payload): $n" test "$n" -gt 0
+	check "enable example_switch again" magnetctl probe enable example_switch stream sched
+	check "rmmod magnet_example while enabled" rmmod magnet_example
+fi
 check "stream delete sched" magnetctl stream delete sched
 check "modules unload" magnet_unload
 check_dmesg_clean
