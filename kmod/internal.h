@@ -129,21 +129,6 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_kprobe_del(struct sk_buff *skb, struct genl_info *info);
 void magnet_kprobe_teardown(void);
 
-/* netlink.c helpers for the object files (filter_nl.c, ...) */
-typedef int (*magnet_put_fn)(struct sk_buff *skb, void *obj);
-int magnet_nl_run(int (*fn)(struct genl_info *info), struct genl_info *info);
-int magnet_nl_reply(struct genl_info *info, u8 cmd, magnet_put_fn put,
-		    void *obj);
-int magnet_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
-		       u8 cmd, magnet_put_fn put, void *obj);
-
-/* filter_nl.c */
-extern const struct nla_policy magnet_filter_policy[MAGNET_FILTER_A_MAX + 1];
-int magnet_nl_filter_new(struct sk_buff *skb, struct genl_info *info);
-int magnet_nl_filter_del(struct sk_buff *skb, struct genl_info *info);
-int magnet_nl_filter_get(struct sk_buff *skb, struct genl_info *info);
-int magnet_nl_filter_dump(struct sk_buff *skb, struct netlink_callback *cb);
-
 /* status.c */
 int magnet_status_init(struct dentry *dir);
 
