@@ -44,8 +44,10 @@ DEFINE_SHOW_ATTRIBUTE(magnet_status);
 
 int magnet_status_init(struct dentry *dir)
 {
-	struct dentry *d = debugfs_create_file("status", 0444, dir, NULL,
-					       &magnet_status_fops);
+	struct dentry *d;
 
+	if (!dir)		/* no debugfs */
+		return 0;
+	d = debugfs_create_file("status", 0444, dir, NULL, &magnet_status_fops);
 	return PTR_ERR_OR_ZERO(d);
 }

@@ -761,17 +761,19 @@ const struct file_operations magnetfs_stream_fops = {
 
 int magnetfs_add_stream(struct magnet_stream *s)
 {
-	struct dentry *d;
+	struct dentry *d = NULL;
 	int err;
 
-	d = debugfs_create_file_unsafe(s->name, 0400, magnet_db.dir, s,
-				       &magnetfs_stream_fops);
-	if (IS_ERR(d))
-		return PTR_ERR(d);
+	if (magnet_db.dir) {
+		d = debugfs_create_file_unsafe(s->name, 0400, magnet_db.dir, s,
+					       &magnetfs_stream_fops);
+		if (IS_ERR(d))
+			return PTR_ERR(d);
+	}
 	s->dentry = d;
 	/* and in the magnetfs superblock, if mounted (fs.c) */
 	err = magnetfs_fs_add_stream(s);
-	if (err) {
+	if (err && d) {
 		d_inode(d)->i_private = NULL;
 		debugfs_remove(d);
 		s->dentry = NULL;
@@ -782,9 +784,11 @@ int magnetfs_add_stream(struct magnet_stream *s)
 /* db.lock held: no open can find the stream once i_private is cleared. */
 void magnetfs_remove_stream(struct magnet_stream *s)
 {
-	d_inode(s->dentry)->i_private = NULL;
-	debugfs_remove(s->dentry);
-	s->dentry = NULL;
+	if (s->dentry) {
+		d_inode(s->dentry)->i_private = NULL;
+		debugfs_remove(s->dentry);
+		s->dentry = NULL;
+	}
 	magnetfs_fs_remove_stream(s);
 	/* everything is flushed: readers drain, SIGIO, AIO completes */
 	WRITE_ONCE(s->dead, true);
@@ -793,6 +797,9 @@ void magnetfs_remove_stream(struct magnet_stream *s)
 
 int magnetfs_stream_path(struct magnet_stream *s, char *buf, size_t len)
 {
+	/* without debugfs the file is only in magnetfs */
+	if (!magnet_db.dir)
+		return snprintf(buf, len, MAGNETFS_DEFAULT_DIR "/%s", s->name);
 	return snprintf(buf, len, "/sys/kernel/debug/magnet/%s", s->name);
 }
 
@@ -801,8 +808,12 @@ int magnetfs_init(void)
 	struct dentry *d = debugfs_create_dir("magnet", NULL);
 	int err;
 
-	if (IS_ERR(d))
-		return PTR_ERR(d);
+	/* debugfs off (debugfs=off, !CONFIG_DEBUG_FS): magnetfs only */
+	if (IS_ERR(d)) {
+		pr_info("magnet: no debugfs (%ld): stream files only in magnetfs\n",
+			PTR_ERR(d));
+		d = NULL;
+	}
 	magnet_db.dir = d;
 	err = magnetfs_fs_init();
 	if (err)

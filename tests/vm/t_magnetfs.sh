@@ -96,6 +96,11 @@ check "mount -t magnetfs none $M2" mount -t magnetfs none "$M2"
 check_eq "statfs type is MAGNETFS_MAGIC" 4d474e54 "$(stat -f -c %t $M1)"
 check_eq "a stream created before the mount is listed" early "$(listing $M1)"
 check "stream create S" magnetctl stream create S
+# with debugfs (the usual case) netlink reports its file; without
+# (MAGNET_VM_APPEND=debugfs=off) the magnetfs one
+if [ -d /sys/kernel/debug/magnet ]; then want=/sys/kernel/debug/magnet/S; else want=$M1/S; diag "no debugfs"; fi
+path=$(magnetctl -j stream show S | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["path"])')
+check_eq "the stream path netlink reports" "$want" "$path"
 check_eq "both mounts show both streams" "S early|S early" "$(listing $M1)|$(listing "$M2")"
 check_eq "stream files are root-only by default" "400 0 0" "$(stat -c '%a %u %g' $M1/S)"
 check_eq "root directory follows mode" "500 0 0" "$(stat -c '%a %u %g' $M1)"
