@@ -166,11 +166,24 @@ BT
 # receiver process) IP_PKTS (datagrams received).
 run_iperf() {
 	local tag=$1 sj=$RAW/$tag.server.json cj=$RAW/$tag.client.json
+	local spid try end
 	ip netns exec "$NS_B" iperf3 -s -1 -J -p 5201 >"$sj" 2>&1 &
-	local spid=$!
-	sleep 0.5
-	ip netns exec "$NS_A" iperf3 -c "$IP_B" -p 5201 -u -b 0 -l 1400 -t "$P_DUR" -J >"$cj" 2>&1
-	wait "$spid"
+	spid=$!
+	# under load the server may take seconds to listen
+	end=$((SECONDS + 30))
+	until ip netns exec "$NS_B" ss -Hltn 'sport = :5201' | grep -q 5201; do
+		[ $SECONDS -lt $end ] || break
+		sleep 0.2
+	done
+	for try in 1 2 3; do
+		ip netns exec "$NS_A" iperf3 -c "$IP_B" -p 5201 -u -b 0 -l 1400 -t "$P_DUR" -J >"$cj" 2>&1
+		grep -q '"error"' "$cj" || break
+		sleep 1
+	done
+	end=$((SECONDS + 20))
+	while kill -0 "$spid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
 	read -r IP_GOODPUT IP_SENT IP_LOSS IP_SCPU IP_RCPU IP_PKTS < <(python3 - "$cj" <<'PY'
 import json, sys
 try:

@@ -242,7 +242,7 @@ set y2tics
 set ytics nomirror
 set yrange [0:*]
 set y2range [0:*]
-set key top left
+set key below
 plot %s
 """ % (os.path.join(IMG, "bench-drain.png"), ", ".join(plots))):
         md.append("\n![drain throughput](img/bench-drain.png)\n")
