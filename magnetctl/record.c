@@ -237,10 +237,36 @@ static int record_cancel(struct recorder *r)
 	return code;
 }
 
-/* After a stop: write pending LOST records, read what is left. */
+/* Bytes of ring records (not SYSINFO/EVENTDEF) in whole records @buf. */
+static size_t ring_bytes(const void *buf, size_t n)
+{
+	const struct magnet_rec_hdr *h;
+	size_t off = 0, ring = 0;
+
+	while (off + sizeof(*h) <= n) {
+		h = (const void *)((const char *)buf + off);
+		if (h->size < sizeof(*h) || off + h->size > n)
+			break;
+		if (h->event != MAGNET_EVENT_SYSINFO &&
+		    h->event != MAGNET_EVENT_EVENTDEF)
+			ring += h->size;
+		off += h->size;
+	}
+	return ring;
+}
+
+/*
+ * After a stop: write pending LOST records, then read what was in the
+ * rings at that moment, and no more: a probe that keeps firing (the
+ * recorder's own writes trigger scheduler and file events) must not keep
+ * the recorder alive.
+ */
 static int record_drain(struct recorder *r)
 {
+	struct magnet_stream_stats st;
+	unsigned long long left = ~0ULL;
 	int ret, code, err;
+	size_t before;
 
 	code = record_cancel(r);
 	if (code)
@@ -249,12 +275,20 @@ static int record_drain(struct recorder *r)
 	if (err)
 		fprintf(stderr, "magnetctl: record: warning: flush: %s\n",
 			strerror(-err));
+	if (!magnet_stream_fd_stats(r->in, &st))
+		left = st.fill;
 	magnet_stream_set_nonblock(r->in, true);
 	do {
+		before = r->bytes;
 		ret = read_once(r, &code);
 		if (code)
 			return code;
-	} while (ret > 0 || ret == -EINTR);
+		if (ret > 0) {
+			size_t got = ring_bytes(r->buf, r->bytes - before);
+
+			left = got >= left ? 0 : left - got;
+		}
+	} while ((ret > 0 && left) || ret == -EINTR);
 	return 0;
 }
 
