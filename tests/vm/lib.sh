@@ -111,6 +111,19 @@ check() {
 	return $rc
 }
 
+# tap_import FILE: count the TAP lines a helper program wrote to FILE
+# ("ok - DESC", "not ok - DESC # WHY", "# DIAG") as this test's assertions.
+tap_import() {
+	local line w
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) w=${line#not ok - }; not_ok "${w%% # *}" "${w#* # }" ;;
+		"# "*) diag "${line#\# }" ;;
+		esac
+	done <"$1"
+}
+
 # check_eq DESC EXPECTED ACTUAL
 check_eq() {
 	if [ "$2" = "$3" ]; then
