@@ -7,8 +7,9 @@
 # online, CPU 1 is taken offline, stream hp2 (sched_switch) is created
 # while it is offline, CPU 1 comes back, and a process pinned to CPU 1
 # (taskset -c 1) forks 5 children.  Both traces must hold records with
-# cpu == 1 of that process and its children; nothing may be lost and the
-# kernel log must stay clean.
+# cpu == 1 of that process and its children; nothing may be lost.  Then
+# magnet_selftest's per-CPU producers run across a second offline/online
+# and, enabled again, fill CPU 1's ring.  The kernel log must stay clean.
 MAGNET_MODULES="magnet magnet_sched"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -18,7 +19,7 @@ need_cmd taskset
 [ -x "$MAGNET_TOOLS/proc_load" ] || skip_all "proc_load not built"
 CPU1=/sys/devices/system/cpu/cpu1/online
 [ -w "$CPU1" ] || skip_all "CPU 1 cannot be taken offline ($CPU1)"
-plan 16
+plan 30
 dmesg_mark
 magnet_load || bail_out "cannot load the modules"
 on_exit "echo 1 > $CPU1"
@@ -76,6 +77,51 @@ PY
 tap_import "$R/check.tap"
 magnetctl stream delete hp1 >/dev/null 2>&1
 magnetctl stream delete hp2 >/dev/null 2>&1
+
+# magnet_selftest's per-CPU producers (a bound kthread and a pinned hrtimer
+# per online CPU) while CPU 1 goes offline and comes back; enabled again
+# afterwards, it starts a producer on CPU 1 whose events land in its ring.
+producers_done() {	# wait up to 60 s for running == 0
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ]; then
+	check "insmod magnet_selftest count=20000" insmod "$MAGNET_MODDIR/magnet_selftest.ko" count=20000 period_us=500
+	_magnet_loaded+=(magnet_selftest)
+	check "stream create hp3 (1 MiB x 2)" magnetctl stream create hp3 subbuf-size 1M subbuf-count 2
+	bg rec3 "$MAGNETCTL" record hp3 -o "$R/hp3.trace"
+	sleep 0.3
+	check "enable selftest into hp3" magnetctl probe enable selftest stream hp3
+	check "CPU 1 offline with selftest enabled" sh -c "echo 0 > $CPU1"
+	sleep 0.3
+	check "CPU 1 online again" sh -c "echo 1 > $CPU1"
+	check "the producers finish" producers_done
+	check "disable selftest" magnetctl probe disable selftest
+	kill -INT "${BG_PID[rec3]}"
+	bg_wait rec3 30
+	check_eq "the hp3 recorder stops cleanly" 0 $?
+	check "stream create hp4 (1 MiB x 2) after the online" magnetctl stream create hp4 subbuf-size 1M subbuf-count 2
+	bg rec4 "$MAGNETCTL" record hp4 -o "$R/hp4.trace"
+	sleep 0.3
+	check "enable selftest into hp4: a producer on each online CPU" magnetctl probe enable selftest stream hp4
+	check "the producers finish again" producers_done
+	check "disable selftest again" magnetctl probe disable selftest
+	kill -INT "${BG_PID[rec4]}"
+	bg_wait rec4 30
+	check_eq "the hp4 recorder stops cleanly" 0 $?
+	n=$(magnetctl -j dump "$R/hp4.trace" | python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin if (lambda r: r["name"] == "selftest" and r["cpu"] == 1 and r["abstract_id"] == 1)(json.loads(l))))')
+	check "hp4: CPU 1's producer wrote $n events into CPU 1's ring (>= 20000)" test "${n:-0}" -ge 20000
+	magnetctl stream delete hp4 >/dev/null 2>&1
+	magnetctl stream delete hp3 >/dev/null 2>&1
+else
+	for i in $(seq 1 14); do skip "magnet_selftest under hotplug" "magnet_selftest.ko not built"; done
+fi
 check "modules unload" magnet_unload
 check_dmesg_clean
 done_testing
