@@ -25,17 +25,7 @@
 
 #include "mnet.h"
 #include "compat.h"
-
-/* Inode number of the socket @sk belongs to, 0 if none or not a full sk. */
-static __always_inline u64 mnet_sk_id(const struct sock *sk)
-{
-	struct socket *sock;
-
-	if (!sk || !sk_fullsock(sk))
-		return 0;
-	sock = READ_ONCE(sk->sk_socket);
-	return sock ? SOCK_INODE(sock)->i_ino : 0;
-}
+#include "sock_id.h"
 
 static __always_inline void mnet_emit(struct mnet_hook *h, u64 id, u32 len,
 				      u32 ifindex, u16 proto, u16 flags)
@@ -87,7 +77,7 @@ void mnet_sock_send_tp(void *data, struct sock *sk, int ret, int flags)
 {
 	if (ret <= 0 || !sk)
 		return;
-	mnet_emit(data, mnet_sk_id(sk), ret, 0, sk->sk_protocol,
+	mnet_emit(data, magnet_sock_id(sk), ret, 0, sk->sk_protocol,
 		  MAGNET_NET_F_TX);
 }
 
@@ -96,7 +86,7 @@ void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags)
 {
 	if (ret <= 0 || !sk)
 		return;
-	mnet_emit(data, mnet_sk_id(sk), ret, 0, sk->sk_protocol,
+	mnet_emit(data, magnet_sock_id(sk), ret, 0, sk->sk_protocol,
 		  MAGNET_NET_F_RX);
 }
 
@@ -125,7 +115,7 @@ static __always_inline void mnet_sock_ret(struct kretprobe_instance *ri,
 
 	if (ret <= 0 || !rp)
 		return;
-	mnet_emit(container_of(rp, struct mnet_hook, krp), mnet_sk_id(sk),
+	mnet_emit(container_of(rp, struct mnet_hook, krp), magnet_sock_id(sk),
 		  ret, 0, sk->sk_protocol, flags);
 }
 
@@ -150,7 +140,7 @@ static __always_inline void mnet_l4_send(struct kprobe *kp,
 	struct sock *sk = (struct sock *)mnet_arg(regs, 0);
 	size_t len = mnet_arg(regs, 2);
 
-	mnet_emit(mnet_kp_hook(kp), mnet_sk_id(sk), mnet_len(len), 0, proto,
+	mnet_emit(mnet_kp_hook(kp), magnet_sock_id(sk), mnet_len(len), 0, proto,
 		  MAGNET_NET_F_TX);
 }
 
@@ -163,7 +153,7 @@ static __always_inline void mnet_l4_recv(struct kprobe *kp,
 
 	if (!skb)
 		return;
-	mnet_emit_skb(mnet_kp_hook(kp), mnet_sk_id(sk), skb, skb->skb_iif,
+	mnet_emit_skb(mnet_kp_hook(kp), magnet_sock_id(sk), skb, skb->skb_iif,
 		      proto, MAGNET_NET_F_RX);
 }
 
@@ -206,7 +196,7 @@ int mnet_ip_send_kp(struct kprobe *kp, struct pt_regs *regs)
 	dev = mnet_skb_dst_dev(skb) ?: skb->dev;
 	ifindex = dev ? READ_ONCE(dev->ifindex) : 0;
 	rcu_read_unlock();
-	mnet_emit_skb(mnet_kp_hook(kp), mnet_sk_id(skb->sk), skb, ifindex,
+	mnet_emit_skb(mnet_kp_hook(kp), magnet_sock_id(skb->sk), skb, ifindex,
 		      ETH_P_IP, MAGNET_NET_F_TX);
 	return 0;
 }
@@ -230,7 +220,7 @@ int mnet_ip_recv_kp(struct kprobe *kp, struct pt_regs *regs)
 void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
 		      const struct net_device *dev)
 {
-	mnet_emit_skb(data, mnet_sk_id(skb->sk), skb, dev->ifindex,
+	mnet_emit_skb(data, magnet_sock_id(skb->sk), skb, dev->ifindex,
 		      ntohs(skb->protocol), MAGNET_NET_F_TX);
 }
 

@@ -38,23 +38,13 @@
 #include <trace/events/net.h>
 
 #include "mtp.h"
+#include "sock_id.h"
 
 #define MTCPIP_HDR_BYTES_MAX	64
 
 static unsigned int hdr_bytes;
 module_param(hdr_bytes, uint, 0444);
 MODULE_PARM_DESC(hdr_bytes, "bytes of each packet from its IP header on recorded by ip_hdr_send/ip_hdr_recv (0..64)");
-
-/* Inode number of the socket @sk belongs to, 0 if none or not a full sk. */
-static __always_inline u64 mtcpip_sk_id(const struct sock *sk)
-{
-	struct socket *sock;
-
-	if (!sk || !sk_fullsock(sk))
-		return 0;
-	sock = READ_ONCE(sk->sk_socket);
-	return sock ? SOCK_INODE(sock)->i_ino : 0;
-}
 
 static __always_inline void mtcpip_tcp(struct mtp_hook *h, struct sock *sk,
 				       u8 tcp_flags, u32 len)
@@ -86,7 +76,7 @@ static __always_inline void mtcpip_tcp(struct mtp_hook *h, struct sock *sk,
 		.mss_cache = READ_ONCE(tp->mss_cache),
 	};
 
-	magnet_add(READ_ONCE(h->pt), mtcpip_sk_id(sk), &p, sizeof(p));
+	magnet_add(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p));
 }
 
 /* tcp:tcp_probe, socket locked, TCP header at tcp_hdr(skb) */
@@ -158,7 +148,7 @@ static __always_inline void mtcpip_ip(struct mtp_hook *h,
 	if (n && skb_copy_bits(skb, off, r.bytes, n))
 		n = 0;
 	r.p.hdr_len = n;
-	magnet_add(READ_ONCE(h->pt), mtcpip_sk_id(skb->sk), &r,
+	magnet_add(READ_ONCE(h->pt), magnet_sock_id(skb->sk), &r,
 		   sizeof(r.p) + n);
 }
 
