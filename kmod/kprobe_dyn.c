@@ -108,15 +108,19 @@ static __always_inline void mkp_args(const struct mkp *k, struct pt_regs *regs,
 static __always_inline void mkp_emit(const struct mkp *k, const u64 *vals,
 				     bool has_ret, u64 ret)
 {
+	struct magnet_point *pt = READ_ONCE(k->pt);
 	struct magnet_kprobe_payload p = {};
 	unsigned int i;
 
+	/* the trial attach of KPROBE_NEW runs before there is a point */
+	if (!pt)
+		return;
 	for (i = 0; i < MAGNET_KPROBE_NARGS; i++)
 		if (k->args & BIT(i))
 			mkp_put(&p, &p.arg[i], vals[i], BIT(i));
 	if (has_ret)
 		mkp_put(&p, &p.ret, ret, MAGNET_KPROBE_V_RET);
-	magnet_add(READ_ONCE(k->pt), 0, &p, sizeof(p));
+	magnet_add(pt, 0, &p, sizeof(p));
 }
 
 static int mkp_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -342,7 +346,7 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info)
 			magnet_set_err(info->extack, NULL, "no free event ID");
 		goto out_free;
 	}
-	k->pt = pt;
+	WRITE_ONCE(k->pt, pt);
 	list_add_tail(&k->node, &mkp_list);
 	mkp_count++;
 	mutex_unlock(&mkp_lock);
