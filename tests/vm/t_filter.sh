@@ -194,8 +194,13 @@ span = ts[-1] - ts[0]
 bound = span // 2000000 + 1
 gap = min([b - a for a, b in zip(ts, ts[1:])] or [0]) / 1e6
 diag("t2: %d records in %.1f ms (at most %d), min gap %.3f ms; filter %s" % (len(ts), span / 1e6, bound, gap, t))
-# no lower bound: an emulated, loaded guest may not run CPU 0 for many ms
-check(2 <= len(ts) <= bound and gap >= 1.98 and t["delivered"] == len(ts),
+# no lower bound: an emulated, loaded guest may not run CPU 0 for many ms.
+# The sampler keeps its decisions a period apart; a record's timestamp is
+# taken a little later, inside the ring's interrupts-off section, and that
+# lag varies by tens of microseconds in the emulated guest (1.978 ms seen),
+# so the gap between records gets 5 % of slack; the count bound above
+# checks "at most one per period" over the whole run.
+check(2 <= len(ts) <= bound and gap >= 1.9 and t["delivered"] == len(ts),
       "time sampling: %d events in %.1f ms, at least %.3f ms apart" % (len(ts), span / 1e6, gap))
 PY
 magnetctl filter del s40
