@@ -156,11 +156,19 @@ static int mkp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 /* ---- attach / detach -------------------------------------------------- */
 
-static int mkp_attach(struct mkp *k)
+/*
+ * Register the probe.  A @trial registration is disabled: the kernel
+ * checks the symbol, the offset and the blacklist, but never arms it, so
+ * nothing is patched and no handler runs.
+ */
+static int mkp_attach(struct mkp *k, bool trial)
 {
+	u32 flags = trial ? KPROBE_FLAG_DISABLED : 0;
+
 	if (k->retprobe) {
 		memset(&k->krp, 0, sizeof(k->krp));
 		k->krp.kp.symbol_name = k->symbol;
+		k->krp.kp.flags = flags;
 		k->krp.entry_handler = mkp_entry;
 		k->krp.handler = mkp_ret;
 		k->krp.data_size = sizeof(u64) * MAGNET_KPROBE_NARGS;
@@ -171,6 +179,7 @@ static int mkp_attach(struct mkp *k)
 	memset(&k->kp, 0, sizeof(k->kp));
 	k->kp.symbol_name = k->symbol;
 	k->kp.offset = k->offset;
+	k->kp.flags = flags;
 	k->kp.pre_handler = mkp_pre;
 	return register_kprobe(&k->kp);
 }
@@ -190,7 +199,7 @@ static int mkp_enable(struct magnet_point *pt)
 	struct mkp *k = pt->priv;
 
 	WRITE_ONCE(k->pt, pt);
-	return mkp_attach(k);
+	return mkp_attach(k, false);
 }
 
 static void mkp_disable(struct magnet_point *pt)
@@ -325,8 +334,8 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info)
 		get_random_bytes(&mkp_key, sizeof(mkp_key));
 		mkp_key_set = true;
 	}
-	/* can it be probed at all?  Attach once and detach at once. */
-	err = mkp_attach(k);
+	/* can it be probed at all?  Register disabled, unregister at once. */
+	err = mkp_attach(k, true);
 	if (err) {
 		magnet_set_err(info->extack, tb[MAGNET_KPROBE_A_SYMBOL],
 			       "cannot attach %.80s: %s (%d)", k->hook,
