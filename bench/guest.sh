@@ -333,37 +333,58 @@ perturb() {
 
 # ------------------------------------------------------------------
 # 3. drain throughput: a kthread on CPU 0 adds events as fast as it can,
-#    magnetctl record on CPU 1 writes them to a file in the guest's /tmp
+#    a reader on CPU 1 drains them: magnetctl record (libaio, to a file in
+#    the guest's /tmp) or tests/tools/stream_drain (libmagnet's read(),
+#    libaio or io_uring path, into memory), with a 256 KiB watermark
 # ------------------------------------------------------------------
-drain() {
-	local rep len cpid c0 c1 line ev ns prod lost bytes rd
-	echo "kernel,len,rep,seconds,produced,lost,read,bytes,MBps,events_per_s,loss_pct,reader_cpu" >"$R/drain.csv"
-	for rep in $(seq 1 "$D_REPS"); do
-		for len in 24 64 256 1024 4064; do
-			magnetctl stream create dr subbuf-size 1M subbuf-count 8 >/dev/null || bail_out "stream dr"
-			magnetctl probe enable bench stream dr >/dev/null
-			taskset -c 1 "$MAGNETCTL" record dr -o "$TMPD/dr.trace" >"$RAW/drain.$len.$rep.out" 2>&1 &
-			cpid=$!
-			sleep 0.3
-			c0=$(cputicks "$cpid")
-			line=$(bench_cmd 1 "produce $len $D_MS 0")
-			c1=$(cputicks "$cpid")
-			magnetctl probe disable bench >/dev/null
-			kill -INT "$cpid"; wait "$cpid"
-			read -r prod lost rd bytes < <(stream_stat dr produced lost read bytes)
-			magnetctl stream delete dr >/dev/null
-			rm -f "$TMPD"/*
-			ns=$(sed -E 's/.* ns=([0-9]+).*/\1/' <<<"$line")
-			python3 - "$KV" "$len" "$rep" "$ns" "$prod" "$lost" "$rd" "$bytes" "$c0" "$c1" "$HZ_TCK" >>"$R/drain.csv" <<'PY'
+drain_one() {	# drain_one METHOD LEN REP
+	local m=$1 len=$2 rep=$3 cpid c0 c1 line ns prod lost bytes rd o cpu
+	magnetctl stream create dr subbuf-size 1M subbuf-count 8 >/dev/null || bail_out "stream dr"
+	magnetctl probe enable bench stream dr >/dev/null
+	o=$RAW/drain.$m.$len.$rep.out
+	if [ "$m" = record ]; then
+		taskset -c 1 "$MAGNETCTL" record dr -o "$TMPD/dr.trace" --watermark 256K --timeout 100 >"$o" 2>&1 &
+	else
+		taskset -c 1 "$MAGNET_TOOLS/stream_drain" -m "$m" -d 4 -b 1048576 -w 262144 \
+			/sys/kernel/debug/magnet/dr >"$o" 2>&1 &
+	fi
+	cpid=$!
+	sleep 0.3
+	c0=$(cputicks "$cpid")
+	line=$(bench_cmd 1 "produce $len $D_MS 0")
+	c1=$(cputicks "$cpid")
+	magnetctl probe disable bench >/dev/null
+	if [ "$m" = record ]; then
+		kill -INT "$cpid"; wait "$cpid"
+	fi
+	magnetctl stream flush dr >/dev/null
+	read -r prod lost rd bytes < <(stream_stat dr produced lost read bytes)
+	magnetctl stream delete dr >/dev/null	# stream_drain reads to the end
+	wait "$cpid"
+	rm -f "$TMPD"/*
+	ns=$(sed -E 's/.* ns=([0-9]+).*/\1/' <<<"$line")
+	cpu=$((c1 - c0))
+	python3 - "$KV" "$m" "$len" "$rep" "$ns" "$prod" "$lost" "$rd" "$bytes" "$cpu" "$HZ_TCK" >>"$R/drain.csv" <<'PY'
 import sys
-kv, ln, rep, ns, prod, lost, rd, by, c0, c1, hz = sys.argv[1:]
+kv, m, ln, rep, ns, prod, lost, rd, by, cpu, hz = sys.argv[1:]
 s = int(ns) / 1e9
 prod, lost, rd, by = int(prod), int(lost), int(rd), int(by)
-print("%s,%s,%s,%.3f,%d,%d,%d,%d,%.2f,%.0f,%.3f,%.1f" % (kv, ln, rep, s, prod, lost, rd, by,
+print("%s,%s,%s,%s,%.3f,%d,%d,%d,%d,%.2f,%.0f,%.3f,%.1f" % (kv, m, ln, rep, s, prod, lost, rd, by,
       by / s / 1e6, (prod - lost) / s, 100.0 * lost / max(prod, 1),
-      100.0 * (int(c1) - int(c0)) / int(hz) / s))
+      100.0 * int(cpu) / int(hz) / s))
 PY
-			echo "# drain len=$len rep=$rep: $(tail -1 "$R/drain.csv")"
+	echo "# drain $m len=$len rep=$rep: $(tail -1 "$R/drain.csv")"
+}
+
+drain() {
+	local rep len m methods=record
+	[ -x "$MAGNET_TOOLS/stream_drain" ] && methods="record read aio uring"
+	echo "kernel,method,len,rep,seconds,produced,lost,read,bytes,MBps,events_per_s,loss_pct,reader_cpu" >"$R/drain.csv"
+	for rep in $(seq 1 "$D_REPS"); do
+		for len in 24 64 256 1024 4064; do
+			for m in $methods; do
+				drain_one "$m" "$len" "$rep"
+			done
 		done
 	done
 }

@@ -203,45 +203,61 @@ plot %s
     return "\n".join(md)
 
 
+DRAIN_METHODS = ["record", "read", "aio", "uring"]
+DRAIN_DESC = {
+    "record": "magnetctl record (libaio, to a file)",
+    "read": "read(2) into memory",
+    "aio": "libaio, 4 reads in flight",
+    "uring": "io_uring, 4 reads in flight",
+}
+
+
+def drain_rows(kv):
+    rows = read_csv(kv, "drain.csv")
+    for r in rows:
+        r.setdefault("method", "record")    # results from before the method column
+        if r["method"] is None:
+            r["method"] = "record"
+    return rows
+
+
 def drain_section(kvers):
     md = []
     plots = []
     for kv in kvers:
-        rows = read_csv(kv, "drain.csv")
+        rows = drain_rows(kv)
         if not rows:
             continue
-        g = group(rows, "len")
+        g = group(rows, "method", "len")
         md.append("\n#### %s\n" % kv)
-        md.append("| payload B | record B | n | delivered MB/s median (min...max) | delivered events/s | produced events/s | lost % | reader CPU % |")
-        md.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
-        dat = []
-        for ln in sorted(g, key=lambda k: int(k[0])):
-            rs = g[ln]
-            mb = [fnum(r["MBps"]) for r in rs]
-            prod = [fnum(r["produced"]) / fnum(r["seconds"]) for r in rs]
-            rec = (int(ln[0]) + 32 + 7) // 8 * 8
-            md.append("| %s | %d | %d | %.1f (%s) | %.0f | %.0f | %.1f | %.1f |" % (
-                ln[0], rec, len(rs), med(mb), spread(mb, "%.1f"),
-                med([fnum(r["events_per_s"]) for r in rs]), med(prod),
-                med([fnum(r["loss_pct"]) for r in rs]),
-                med([fnum(r["reader_cpu"]) for r in rs])))
-            dat.append("%d %.2f %.2f %.2f %.1f" % (rec, med(mb), min(mb), max(mb),
-                                                 med([fnum(r["reader_cpu"]) for r in rs])))
-        f = os.path.join(IMG, "bench-drain-%s.dat" % short(kv))
-        with open(f, "w") as fh:
-            fh.write("\n".join(dat) + "\n")
-        plots.append('"%s" using 1:2:3:4 with yerrorlines title "MB/s %s", "" using 1:5 axes x1y2 with linespoints dt 2 title "reader CPU %% %s"' % (f, short(kv), short(kv)))
-    if plots and gnuplot("""set terminal pngcairo size 800,420 font ",10"
+        md.append("| reader | payload B | record B | n | delivered MB/s median (min...max) | delivered events/s | produced events/s | lost % | reader CPU % |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        methods = [m for m in DRAIN_METHODS if any(k[0] == m for k in g)]
+        for m in methods:
+            dat = []
+            for key in sorted((k for k in g if k[0] == m), key=lambda k: int(k[1])):
+                rs = g[key]
+                mb = [fnum(r["MBps"]) for r in rs]
+                prod = [fnum(r["produced"]) / fnum(r["seconds"]) for r in rs]
+                rec = (int(key[1]) + 32 + 7) // 8 * 8
+                md.append("| %s | %s | %d | %d | %.1f (%s) | %.0f | %.0f | %.1f | %.1f |" % (
+                    DRAIN_DESC.get(m, m), key[1], rec, len(rs), med(mb), spread(mb, "%.1f"),
+                    med([fnum(r["events_per_s"]) for r in rs]), med(prod),
+                    med([fnum(r["loss_pct"]) for r in rs]),
+                    med([fnum(r["reader_cpu"]) for r in rs])))
+                dat.append("%d %.2f %.2f %.2f %.1f" % (rec, med(mb), min(mb), max(mb),
+                                                     med([fnum(r["reader_cpu"]) for r in rs])))
+            f = os.path.join(IMG, "bench-drain-%s-%s.dat" % (m, short(kv)))
+            with open(f, "w") as fh:
+                fh.write("\n".join(dat) + "\n")
+            plots.append('"%s" using 1:2:3:4 with yerrorlines title "%s %s"' % (f, m, short(kv)))
+    if plots and gnuplot("""set terminal pngcairo size 800,460 font ",10"
 set output "%s"
-set title "Drain throughput of magnetctl record (producer saturating one CPU)"
+set title "Drain throughput by read path (producer saturating one CPU, 256 KiB watermark)"
 set logscale x 2
 set xlabel "record size, bytes"
-set ylabel "MB/s delivered to the trace file"
-set y2label "reader CPU %%"
-set y2tics
-set ytics nomirror
+set ylabel "MB/s delivered to the reader"
 set yrange [0:*]
-set y2range [0:*]
 set key below
 plot %s
 """ % (os.path.join(IMG, "bench-drain.png"), ", ".join(plots))):
@@ -326,12 +342,12 @@ def findings(kvers):
             c = med([fnum(r["cyc_med"]) for r in mi[("magnet", "64")]])
             off = med([fnum(r["ns_med"]) for r in mi.get(("off", "0"), [])])
             lines.append("magnet_add() with a 64-byte payload: %.0f ns (%.0f TSC cycles) per call, %.2f x the ftrace ring buffer's %.0f ns; a disabled point: %.1f ns" % (m, c, m / f, f, off))
-        dr = group(read_csv(kv, "drain.csv"), "len")
+        dr = group(drain_rows(kv), "method", "len")
         if dr:
             best = max(dr, key=lambda k: med([fnum(r["MBps"]) for r in dr[k]]))
             rs = dr[best]
-            lines.append("drain: up to %.0f MB/s (%s-byte payloads, %.0f events/s, reader CPU %.0f %%, %.1f %% of the produced events lost because the producer outruns the reader)" % (
-                med([fnum(r["MBps"]) for r in rs]), best[0], med([fnum(r["events_per_s"]) for r in rs]),
+            lines.append("drain: up to %.0f MB/s (%s, %s-byte payloads, %.0f events/s, reader CPU %.0f %%, %.1f %% of the produced events lost because the producer outruns the reader)" % (
+                med([fnum(r["MBps"]) for r in rs]), DRAIN_DESC.get(best[0], best[0]), best[1], med([fnum(r["events_per_s"]) for r in rs]),
                 med([fnum(r["reader_cpu"]) for r in rs]), med([fnum(r["loss_pct"]) for r in rs])))
         lo = group(read_csv(kv, "loss.csv"), "total_kb_per_cpu")
         if lo:

@@ -111,6 +111,7 @@ struct magnet_aio_reader {
 	char *bufs;
 	unsigned int inflight;
 	int last;			/* iocb whose buffer the caller holds, -1 */
+	bool eof;			/* a read returned 0: resubmit nothing */
 	struct io_event *ev;		/* completed, not handed out yet */
 	unsigned int nev, pos;
 };
@@ -189,30 +190,49 @@ ssize_t magnet_aio_reader_next(struct magnet_aio_reader *ar, int timeout_ms,
 			       const void **data)
 {
 	struct timespec ts, *tp = NULL;
+	ssize_t res;
 	int n, ret;
 
 	/* the buffer handed out last time goes back to the kernel */
 	if (ar->last >= 0) {
-		ret = aio_submit_one(ar, (unsigned int)ar->last);
+		if (!ar->eof) {
+			ret = aio_submit_one(ar, (unsigned int)ar->last);
+			if (ret) {
+				ar->last = -1;
+				return ret;
+			}
+		}
 		ar->last = -1;
-		if (ret)
-			return ret;
 	}
-	if (ar->pos < ar->nev)
-		return aio_take(ar, data);
 	if (timeout_ms >= 0) {
 		ts.tv_sec = timeout_ms / 1000;
 		ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
 		tp = &ts;
 	}
-	n = io_getevents(ar->ctx, 1, ar->inflight, ar->ev, tp);
-	if (n < 0)
-		return n;
-	if (n == 0)
-		return -EAGAIN;
-	ar->nev = (unsigned int)n;
-	ar->pos = 0;
-	return aio_take(ar, data);
+	/*
+	 * The end of the stream: the first read that returns 0 stops the
+	 * resubmissions, and 0 goes to the caller only once nothing is in
+	 * flight, so data a later-completing read took is never dropped.
+	 */
+	for (;;) {
+		if (ar->pos < ar->nev) {
+			res = aio_take(ar, data);
+			if (res != 0)
+				return res;
+			ar->eof = true;
+			ar->last = -1;
+			continue;
+		}
+		if (ar->eof && !ar->inflight)
+			return 0;
+		n = io_getevents(ar->ctx, 1, ar->inflight, ar->ev, tp);
+		if (n < 0)
+			return n;
+		if (n == 0)
+			return -EAGAIN;
+		ar->nev = (unsigned int)n;
+		ar->pos = 0;
+	}
 }
 
 ssize_t magnet_aio_reader_cancel(struct magnet_aio_reader *ar,
@@ -263,6 +283,8 @@ struct magnet_uring_reader {
 	struct io_uring ring;
 	char *bufs;
 	int last;
+	unsigned int inflight;
+	bool eof;			/* a read returned 0: resubmit nothing */
 };
 
 static int uring_submit_one(struct magnet_uring_reader *ur, unsigned int i)
@@ -274,9 +296,20 @@ static int uring_submit_one(struct magnet_uring_reader *ur, unsigned int i)
 		return -EBUSY;
 	io_uring_prep_read(sqe, ur->fd, ur->bufs + (size_t)i * ur->buf_size,
 			   ur->buf_size, (__u64)-1);
+	/*
+	 * io_uring may run reads of one file concurrently in its workers;
+	 * each takes whole records, but their completions can then arrive
+	 * out of stream order (seen on 6.12).  A drained read starts only
+	 * when every earlier one has completed: the buffers wait in the ring,
+	 * the stream order is kept.
+	 */
+	io_uring_sqe_set_flags(sqe, IOSQE_IO_DRAIN);
 	io_uring_sqe_set_data64(sqe, i);
 	ret = io_uring_submit(&ur->ring);
-	return ret == 1 ? 0 : (ret < 0 ? ret : -EIO);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ur->inflight++;
+	return 0;
 }
 
 int magnet_uring_reader_open(int fd, unsigned int depth, size_t buf_size,
@@ -326,28 +359,38 @@ ssize_t magnet_uring_reader_next(struct magnet_uring_reader *ur,
 	int ret;
 
 	if (ur->last >= 0) {
-		ret = uring_submit_one(ur, (unsigned int)ur->last);
+		ret = ur->eof ? 0 : uring_submit_one(ur, (unsigned int)ur->last);
 		ur->last = -1;
 		if (ret)
 			return ret;
 	}
-	if (timeout_ms >= 0) {
-		ts.tv_sec = timeout_ms / 1000;
-		ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
-		ret = io_uring_wait_cqe_timeout(&ur->ring, &cqe, &ts);
-	} else {
-		ret = io_uring_wait_cqe(&ur->ring, &cqe);
-	}
-	if (ret == -ETIME)
-		return -EAGAIN;
-	if (ret)
+	/* the end of the stream: as for libaio above */
+	for (;;) {
+		if (ur->eof && !ur->inflight)
+			return 0;
+		if (timeout_ms >= 0) {
+			ts.tv_sec = timeout_ms / 1000;
+			ts.tv_nsec = (timeout_ms % 1000) * 1000000L;
+			ret = io_uring_wait_cqe_timeout(&ur->ring, &cqe, &ts);
+		} else {
+			ret = io_uring_wait_cqe(&ur->ring, &cqe);
+		}
+		if (ret == -ETIME)
+			return -EAGAIN;
+		if (ret)
+			return ret;
+		i = (unsigned int)io_uring_cqe_get_data64(cqe);
+		ret = cqe->res;
+		io_uring_cqe_seen(&ur->ring, cqe);
+		ur->inflight--;
+		if (ret == 0) {
+			ur->eof = true;
+			continue;
+		}
+		ur->last = (int)i;
+		*data = ur->bufs + (size_t)i * ur->buf_size;
 		return ret;
-	i = (unsigned int)io_uring_cqe_get_data64(cqe);
-	ret = cqe->res;
-	io_uring_cqe_seen(&ur->ring, cqe);
-	ur->last = (int)i;
-	*data = ur->bufs + (size_t)i * ur->buf_size;
-	return ret;
+	}
 }
 
 void magnet_uring_reader_close(struct magnet_uring_reader *ur)

@@ -7,7 +7,8 @@
 # the rule, SIGIO with si_fd (F_SETSIG), libaio completion, timeout and
 # io_cancel, a process killed with reads in flight, reads in flight while
 # the stream is deleted, an io_uring read, fio as a third-party libaio
-# client, and bad input.  Events: the udp_send probe, fed by datagrams that
+# client, libmagnet's read(), libaio and io_uring readers draining a
+# stream to its end with exact accounting, and bad input.  Events: the udp_send probe, fed by datagrams that
 # tests/tools/readpath sends to 127.0.0.1:9.  Timing checks are generous
 # lower bounds only.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -129,6 +130,52 @@ check "stream delete with reads in flight" magnetctl stream delete rp
 bg_wait eof 30
 check_eq "reads in flight complete after the deletion" 0 $?
 grep -q '^completed=4' "$(out eof)" || diag "$(cat "$(out eof)")"
+
+# libmagnet's three read paths as a client (tests/tools/stream_drain): read
+# until the stream ends, every record whole, each CPU's records in time
+# order across reads, exact accounting: the events
+# read are the events written, the LOST records add up to the losses.  A
+# 2 x 16 KiB ring and a burst of 3000 datagrams make some loss likely.
+SD=$MAGNET_TOOLS/stream_drain
+for m in read aio uring; do
+	if [ ! -x "$SD" ]; then
+		skip "stream_drain -m $m: exact accounting" "$SD not built"
+		continue
+	fi
+	magnetctl stream create "dr$m" subbuf-size 16K subbuf-count 2 >/dev/null &&
+		magnetctl probe enable udp_send stream "dr$m" >/dev/null ||
+		{ not_ok "stream_drain -m $m: set-up" "stream dr$m"; continue; }
+	bg "drain$m" "$SD" -m "$m" -d 4 -b 8192 /sys/kernel/debug/magnet/"dr$m"
+	sleep 0.5
+	python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(3000):
+    s.sendto(b"x", ("127.0.0.1", 9))
+'
+	sleep 0.5
+	magnetctl probe disable udp_send >/dev/null
+	magnetctl stream flush "dr$m" >/dev/null
+	magnetctl -j stream show "dr$m" >"$R/dr$m.json"
+	magnetctl stream delete "dr$m" >/dev/null
+	bg_wait "drain$m" 30
+	rc=$?
+	o=$(out "drain$m")
+	read -r written lost < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d = d.get("stream", d)
+print(d["written"], d["lost"])' "$R/dr$m.json")
+	ev=$(kv "$o" events); lr=$(kv "$o" lost_reported); bad=$(kv "$o" bad)
+	dis=$(kv "$o" disorder)
+	if [ $rc -eq 0 ] && [ "$ev" = "$written" ] && [ "$lr" = "$lost" ] &&
+		[ "$bad" = 0 ] && [ "$dis" = 0 ] && [ $((written + lost)) -ge 3000 ]; then
+		ok "stream_drain -m $m: all $written events read whole and in order, $lost lost reported"
+		diag "$m: $(cat "$o")"
+	else
+		not_ok "stream_drain -m $m: exact accounting" \
+			"exit $rc; stream written=$written lost=$lost" "$(cat "$o")"
+	fi
+done
 
 check "modules unload" magnet_unload
 check_dmesg_clean

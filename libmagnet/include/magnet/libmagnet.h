@@ -329,7 +329,9 @@ LIBMAGNET_API int magnet_stream_sigio(int fd, int sig);
  * Asynchronous reader on libaio: @depth reads of @buf_size bytes (at least
  * MAGNET_REC_MAX) stay in flight; next() returns the next completed one:
  * bytes of whole records (*data valid until the next call), 0 at the
- * stream's end, -ETIMEDOUT (the read timeout passed with nothing),
+ * stream's end (once every read in flight has completed: data a read took
+ * is never dropped because another read saw the end first), -ETIMEDOUT
+ * (the read timeout passed with nothing),
  * -EAGAIN (@timeout_ms passed; -1 waits), -EINTR, -errno.  Reads complete
  * in stream order.  cancel() cancels what is in flight and returns the
  * completions one by one (data that raced the cancel, then -ECANCELED),
@@ -350,6 +352,8 @@ LIBMAGNET_API void magnet_aio_reader_close(struct magnet_aio_reader *ar);
  * io_uring retries short reads of regular files, and stream files are
  * debugfs regular files: a read completes when its buffer is full as far
  * as whole records go (or at the end).  Use @buf_size = the watermark.
+ * The reads are chained (IOSQE_IO_DRAIN): one runs at a time and they
+ * complete in stream order.
  */
 struct magnet_uring_reader;
 LIBMAGNET_API int magnet_uring_reader_open(int fd, unsigned int depth,
