@@ -6,10 +6,12 @@
 # measures and records, it asserts nothing about timing.
 #
 #   MAGNET_BENCH_MODE=quick|full  (repetitions and durations below)
-#   MAGNET_BENCH_PARTS="micro perturb drain loss"  (default: all four)
+#   MAGNET_BENCH_PARTS="micro perturb drain loss lossrule sampling filtering"
+#   (default: all seven)
 # (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
 #
-# Files: micro.csv, perturb.csv, drain.csv, loss.csv, env.txt, and the
+# Files: micro.csv, perturb.csv, drain.csv, loss.csv, lossrule.csv,
+# sampling.csv, filtering.csv, env.txt, and the
 # raw iperf3/tcpdump/bpftrace outputs of each run under raw/.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
 
@@ -22,7 +24,7 @@ R=$MAGNET_RESULTS
 RAW=$R/raw
 mkdir -p "$RAW"
 mode=${MAGNET_BENCH_MODE:-quick}
-parts=${MAGNET_BENCH_PARTS:-micro perturb drain loss}
+parts=${MAGNET_BENCH_PARTS:-micro perturb drain loss lossrule sampling filtering}
 LOSS_KB="64 256 1024 2048 4096 8192"
 KV=$(uname -r)
 if [ "$mode" = full ]; then
@@ -412,6 +414,222 @@ loss() {
 			rm -f "$TMPD"/*
 			echo "$KV,$kb,$((kb / 2)),2,$rep,$prod,$lost,$(awk -v l="$lost" -v p="$prod" 'BEGIN {printf "%.4f", 100.0 * l / (p > 0 ? p : 1)}'),$IP_GOODPUT" >>"$R/loss.csv"
 			echo "# loss ${kb}K rep $rep: $(tail -1 "$R/loss.csv")"
+		done
+	done
+}
+
+# ------------------------------------------------------------------
+# 4b. event loss vs the reader's read rule: the flood of part 4 into
+#     2 x 128 KiB per CPU, drained by magnetctl record with several
+#     watermark / timeout / minimum-count settings
+# ------------------------------------------------------------------
+LOSSRULES="none wm4K wm64K wm64K-t10 wm64K-t100 me1000-t100"
+rule_args() {	# rule_args NAME: magnetctl record options
+	case $1 in
+	none) ;;
+	wm4K) echo "--watermark 4K" ;;
+	wm64K) echo "--watermark 64K" ;;
+	wm64K-t10) echo "--watermark 64K --timeout 10" ;;
+	wm64K-t100) echo "--watermark 64K --timeout 100" ;;
+	me1000-t100) echo "--min-events 1000 --timeout 100" ;;
+	esac
+}
+
+lossrule() {
+	local rep rule cpid prod lost
+	echo "kernel,rule,args,rep,produced,lost,loss_pct,goodput_mbps" >"$R/lossrule.csv"
+	for rep in $(seq 1 "$L_REPS"); do
+		for rule in $LOSSRULES; do
+			magnetctl stream create lr subbuf-size 128K subbuf-count 2 >/dev/null || bail_out "stream lr"
+			# shellcheck disable=SC2086
+			magnetctl probe enable $EV4 stream lr >/dev/null
+			# shellcheck disable=SC2046
+			"$MAGNETCTL" record lr -o "$TMPD/lr.trace" $(rule_args "$rule") >"$RAW/lossrule.$rule.$rep.out" 2>&1 &
+			cpid=$!
+			sleep 0.3
+			P_DUR=$L_DUR run_iperf "lossrule.$rule.$rep"
+			# shellcheck disable=SC2086
+			magnetctl probe disable $EV4 >/dev/null
+			kill -INT "$cpid"; wait "$cpid"
+			read -r prod lost < <(stream_stat lr produced lost)
+			magnetctl stream delete lr >/dev/null
+			rm -f "$TMPD"/*
+			echo "$KV,$rule,$(rule_args "$rule" | tr ' ' '_'),$rep,$prod,$lost,$(awk -v l="$lost" -v p="$prod" 'BEGIN {printf "%.4f", 100.0 * l / (p > 0 ? p : 1)}'),$IP_GOODPUT" >>"$R/lossrule.csv"
+			echo "# lossrule $rule rep $rep: $(tail -1 "$R/lossrule.csv")"
+		done
+	done
+}
+
+# ------------------------------------------------------------------
+# 5. sampling (004 Fig. 5): the iperf3 flood of part 2 with m4, each of
+#    the four points sampled 1 in N by a count-sampling filter
+# ------------------------------------------------------------------
+filter_sums() {	# filter_sums: matched delivered dropped over all filters
+	magnetctl -j filter list | python3 -c '
+import json, sys
+fs = json.load(sys.stdin)
+fs = fs.get("filters", fs) if isinstance(fs, dict) else fs
+print(sum(f["matched"] for f in fs), sum(f["delivered"] for f in fs), sum(f["dropped"] for f in fs))'
+}
+
+sampling() {
+	local rep n e cpid c0 c1 t0 t1 ccpu prod lost wr fm fd fdr
+	echo "kernel,every,rep,goodput_mbps,sent_mbps,rcv_packets,sender_cpu,receiver_cpu,consumer_cpu,produced,written,lost,matched,dropped" >"$R/sampling.csv"
+	for rep in $(seq 1 "$P_REPS"); do
+		for n in off 1 2 5 10 20 40; do
+			cpid="" ccpu=0 prod=0 wr=0 lost=0 fm=0 fdr=0
+			if [ "$n" != off ]; then
+				magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
+				if [ "$n" != 1 ]; then
+					for e in $EV4; do
+						magnetctl filter add "smp_$e" event "$e" every "$n" >/dev/null ||
+							bail_out "filter every $n on $e"
+					done
+				fi
+				# shellcheck disable=SC2086
+				magnetctl probe enable $EV4 stream net >/dev/null || bail_out "enable"
+				"$MAGNETCTL" record net -o "$TMPD/net.trace" >"$RAW/sampling.$n.$rep.record.out" 2>&1 &
+				cpid=$!
+				sleep 0.3
+				c0=$(cputicks "$cpid")
+			fi
+			t0=$(date +%s.%N)
+			run_iperf "sampling.$n.$rep"
+			t1=$(date +%s.%N)
+			if [ -n "$cpid" ]; then
+				c1=$(cputicks "$cpid")
+				ccpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ_TCK" -v t0="$t0" -v t1="$t1" \
+					'BEGIN {printf "%.2f", 100.0 * (b - a) / hz / (t1 - t0)}')
+				# shellcheck disable=SC2086
+				magnetctl probe disable $EV4 >/dev/null
+				kill -INT "$cpid"; wait "$cpid"
+				read -r prod wr lost < <(stream_stat net produced written lost)
+				read -r fm fd fdr < <(filter_sums)
+				for e in $EV4; do magnetctl filter del "smp_$e" >/dev/null 2>&1; done
+				magnetctl stream delete net >/dev/null
+				rm -rf "${TMPD:?}"/*
+			fi
+			echo "$KV,$n,$rep,$IP_GOODPUT,$IP_SENT,$IP_PKTS,$IP_SCPU,$IP_RCPU,$ccpu,$prod,$wr,$lost,$fm,$fdr" >>"$R/sampling.csv"
+			echo "# sampling 1/$n rep $rep: goodput=${IP_GOODPUT}Mb/s snd=$IP_SCPU% consumer=$ccpu% produced=$prod written=$wr lost=$lost"
+		done
+	done
+}
+
+# ------------------------------------------------------------------
+# 6. filtering (004 Fig. 6): two UDP floods at once (ports 5201 and
+#    5202); only the first one is wanted.  MAGNET filters in the kernel by
+#    the sender's tgid (the other flow's events are refused before any
+#    payload is copied); tcpdump filters with BPF on the port.
+# ------------------------------------------------------------------
+run_iperf2() {	# run_iperf2 TAG HOOK: two floods; HOOK runs just before they start
+	local tag=$1 hook=$2 p spids=() end
+	for p in 5201 5202; do
+		ip netns exec "$NS_B" iperf3 -s -1 -J -p "$p" >"$RAW/$tag.server$p.json" 2>&1 &
+		spids+=($!)
+	done
+	end=$((SECONDS + 30))
+	until [ "$(ip netns exec "$NS_B" ss -Hltn 'sport >= :5201 and sport <= :5202' | wc -l)" -ge 2 ]; do
+		[ $SECONDS -lt $end ] || break
+		sleep 0.2
+	done
+	# each client waits on a fifo, then execs iperf3 (same pid): the hook
+	# knows the pids before any packet is sent
+	rm -f "$TMPD/go1" "$TMPD/go2"
+	mkfifo "$TMPD/go1" "$TMPD/go2"
+	# shellcheck disable=SC2016
+	ip netns exec "$NS_A" sh -c 'read _ <"$0"; shift; exec "$@"' "$TMPD/go1" \
+		iperf3 -c "$IP_B" -p 5201 -u -b 0 -l 1400 -t "$P_DUR" -J >"$RAW/$tag.c5201.json" 2>&1 &
+	FLOW1_PID=$!
+	# shellcheck disable=SC2016
+	ip netns exec "$NS_A" sh -c 'read _ <"$0"; shift; exec "$@"' "$TMPD/go2" \
+		iperf3 -c "$IP_B" -p 5202 -u -b 0 -l 1400 -t "$P_DUR" -J >"$RAW/$tag.c5202.json" 2>&1 &
+	FLOW2_PID=$!
+	"$hook"
+	echo go >"$TMPD/go1"
+	echo go >"$TMPD/go2"
+	wait "$FLOW1_PID" "$FLOW2_PID"
+	end=$((SECONDS + 20))
+	for p in "${spids[@]}"; do
+		while kill -0 "$p" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	read -r F1_GOODPUT F2_GOODPUT F1_SCPU F2_SCPU < <(python3 - "$RAW/$tag.c5201.json" "$RAW/$tag.c5202.json" <<'PY'
+import json, sys
+out = []
+cpu = []
+for f in sys.argv[1:]:
+    try:
+        e = json.load(open(f))["end"]
+        out.append("%.3f" % (e["sum_received"]["bits_per_second"] / 1e6))
+        cpu.append("%.2f" % e["cpu_utilization_percent"]["host_total"])
+    except Exception:
+        out.append("nan"); cpu.append("nan")
+print(" ".join(out + cpu))
+PY
+)
+}
+
+FILT_CFG=
+filt_hook() {
+	case $FILT_CFG in
+	magnet-all)
+		# shellcheck disable=SC2086
+		magnetctl probe enable $EV4 stream net >/dev/null ;;
+	magnet-filter)
+		magnetctl filter add flow1 tgid "$FLOW1_PID" stream net >/dev/null &&
+			magnetctl filter add others drop >/dev/null &&
+			# shellcheck disable=SC2086
+			magnetctl probe enable $EV4 stream net >/dev/null ||
+			echo "# filtering: set-up failed" ;;
+	esac
+}
+
+filtering() {
+	local rep cfg cfgs="none magnet-all magnet-filter tcpdump-filter" cpid c0 c1 ccpu prod wr lost t0 t1
+	command -v tcpdump >/dev/null || cfgs=${cfgs/tcpdump-filter/}
+	echo "kernel,config,rep,flow1_mbps,flow2_mbps,flow1_sender_cpu,flow2_sender_cpu,consumer_cpu,produced,written,lost" >"$R/filtering.csv"
+	for rep in $(seq 1 "$P_REPS"); do
+		for cfg in $cfgs; do
+			FILT_CFG=$cfg cpid="" ccpu=0 prod=0 wr=0 lost=0
+			case $cfg in
+			magnet-*)
+				magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
+				"$MAGNETCTL" record net -o "$TMPD/net.trace" >"$RAW/filtering.$cfg.$rep.record.out" 2>&1 &
+				cpid=$! ;;
+			tcpdump-filter)
+				ip netns exec "$NS_A" tcpdump -i "$VETH_A" -s 96 -n -w "$TMPD/t.pcap" udp dst port 5201 \
+					>"$RAW/filtering.$cfg.$rep.tcpdump.out" 2>&1 &
+				cpid=$!
+				wait_for "$RAW/filtering.$cfg.$rep.tcpdump.out" 'listening on' 60 ;;
+			esac
+			[ -n "$cpid" ] && { sleep 0.3; c0=$(cputicks "$cpid"); }
+			t0=$(date +%s.%N)
+			run_iperf2 "filtering.$cfg.$rep" filt_hook
+			t1=$(date +%s.%N)
+			if [ -n "$cpid" ]; then
+				c1=$(cputicks "$cpid")
+				ccpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ_TCK" -v t0="$t0" -v t1="$t1" \
+					'BEGIN {printf "%.2f", 100.0 * (b - a) / hz / (t1 - t0)}')
+			fi
+			case $cfg in
+			magnet-*)
+				# shellcheck disable=SC2086
+				magnetctl probe disable $EV4 >/dev/null 2>&1
+				kill -INT "$cpid"; wait "$cpid"
+				read -r prod wr lost < <(stream_stat net produced written lost)
+				magnetctl filter del flow1 >/dev/null 2>&1
+				magnetctl filter del others >/dev/null 2>&1
+				magnetctl stream delete net >/dev/null ;;
+			tcpdump-filter)
+				kill -INT "$cpid"; wait "$cpid"
+				prod=$(awk '/received by filter/ {print $1}' "$RAW/filtering.$cfg.$rep.tcpdump.out")
+				wr=$(awk '/packets captured/ {print $1}' "$RAW/filtering.$cfg.$rep.tcpdump.out")
+				lost=$(awk '/dropped by kernel/ {print $1}' "$RAW/filtering.$cfg.$rep.tcpdump.out") ;;
+			esac
+			rm -rf "${TMPD:?}"/*
+			echo "$KV,$cfg,$rep,$F1_GOODPUT,$F2_GOODPUT,$F1_SCPU,$F2_SCPU,$ccpu,${prod:-0},${wr:-0},${lost:-0}" >>"$R/filtering.csv"
+			echo "# filtering $cfg rep $rep: flow1=${F1_GOODPUT}Mb/s flow2=${F2_GOODPUT}Mb/s consumer=$ccpu% produced=$prod written=$wr lost=$lost"
 		done
 	done
 }

@@ -265,6 +265,115 @@ plot %s
     return "\n".join(md)
 
 
+def lossrule_section(kvers):
+    md = []
+    for kv in kvers:
+        rows = read_csv(kv, "lossrule.csv")
+        if not rows:
+            continue
+        g = group(rows, "rule", "args")
+        md.append("\n#### %s\n" % kv)
+        md.append("| `magnetctl record` options | n | events produced | lost % median (min...max) | goodput Mb/s |")
+        md.append("| --- | --- | --- | --- | --- |")
+        for key in g:
+            rs = g[key]
+            lp = [fnum(r["loss_pct"]) for r in rs]
+            md.append("| %s | %d | %.0f | %.3f (%s) | %.1f |" % (
+                key[1].replace("_", " ") or "(none: the defaults)", len(rs),
+                med([fnum(r["produced"]) for r in rs]), med(lp), spread(lp, "%.3f"),
+                med([fnum(r["goodput_mbps"]) for r in rs])))
+    return "\n".join(md)
+
+
+def sampling_section(kvers):
+    md = []
+    plots = []
+    for kv in kvers:
+        rows = read_csv(kv, "sampling.csv")
+        if not rows:
+            continue
+        g = group(rows, "every")
+        base = med([fnum(r["goodput_mbps"]) for r in g.get(("off",), [])])
+        md.append("\n#### %s\n" % kv)
+        md.append("| sampling | n | goodput Mb/s median (min...max) | vs. probes off | sender CPU % | consumer CPU % | events offered | events recorded | events lost |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        dat = []
+        for key in sorted(g, key=lambda k: -1 if k[0] == "off" else int(k[0])):
+            rs = g[key]
+            gp = [fnum(r["goodput_mbps"]) for r in rs]
+            ratio = med(gp) / base if base and base == base else float("nan")
+            name = "MAGNET loaded, probes off" if key[0] == "off" else \
+                ("m4, every event" if key[0] == "1" else "m4, 1 in %s" % key[0])
+            off = key[0] == "off"
+            md.append("| %s | %d | %.1f (%s) | %.2f | %.1f | %s | %s | %s | %s |" % (
+                name, len(rs), med(gp), spread(gp, "%.1f"), ratio,
+                med([fnum(r["sender_cpu"]) for r in rs]),
+                "-" if off else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
+                "-" if off else "%.0f" % med([fnum(r["matched"]) if key[0] != "1" else fnum(r["produced"]) for r in rs]),
+                "-" if off else "%.0f" % med([fnum(r["written"]) for r in rs]),
+                "-" if off else "%.0f" % med([fnum(r["lost"]) for r in rs])))
+            if not off:
+                dat.append("%s %.4f %.4f %.4f %.2f" % (key[0], ratio, min(gp) / base if base else 0,
+                                                     max(gp) / base if base else 0,
+                                                     med([fnum(r["consumer_cpu"]) for r in rs])))
+        f = os.path.join(IMG, "bench-sampling-%s.dat" % short(kv))
+        with open(f, "w") as fh:
+            fh.write("\n".join(dat) + "\n")
+        plots.append('"%s" using 1:2:3:4 with yerrorlines title "goodput %s", "" using 1:5 axes x1y2 with linespoints dt 2 title "consumer CPU %%%% %s"' % (f, short(kv), short(kv)))
+    if plots and gnuplot("""set terminal pngcairo size 800,420 font ",10"
+set output "%s"
+set title "UDP flood with 4 events per datagram, sampled 1 in N in the kernel"
+set logscale x 2
+set xlabel "sampling ratio N (1 in N events kept)"
+set ylabel "goodput / probes off"
+set y2label "consumer CPU %%"
+set y2tics
+set ytics nomirror
+set yrange [0:*]
+set y2range [0:*]
+set key below
+plot %s
+""" % (os.path.join(IMG, "bench-sampling.png"), ", ".join(plots))):
+        md.append("\n![sampling](img/bench-sampling.png)\n")
+    return "\n".join(md)
+
+
+FILT_ORDER = ["none", "magnet-all", "magnet-filter", "tcpdump-filter"]
+FILT_DESC = {
+    "none": "no monitoring",
+    "magnet-all": "MAGNET m4, both flows recorded",
+    "magnet-filter": "MAGNET m4, in-kernel filter: flow 1 only",
+    "tcpdump-filter": "tcpdump, BPF filter: flow 1 only",
+}
+
+
+def filtering_section(kvers):
+    md = []
+    for kv in kvers:
+        rows = read_csv(kv, "filtering.csv")
+        if not rows:
+            continue
+        g = group(rows, "config")
+        tot = lambda r: fnum(r["flow1_mbps"]) + fnum(r["flow2_mbps"])
+        base = med([tot(r) for r in g.get(("none",), [])])
+        md.append("\n#### %s\n" % kv)
+        md.append("| configuration | n | flow 1 Mb/s | flow 2 Mb/s | total Mb/s (min...max) | total vs. none | consumer CPU % | events or packets seen | recorded | lost |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c in [c for c in FILT_ORDER if (c,) in g]:
+            rs = g[(c,)]
+            t = [tot(r) for r in rs]
+            none = c == "none"
+            md.append("| %s | %d | %.1f | %.1f | %.1f (%s) | %.2f | %s | %s | %s | %s |" % (
+                FILT_DESC.get(c, c), len(rs), med([fnum(r["flow1_mbps"]) for r in rs]),
+                med([fnum(r["flow2_mbps"]) for r in rs]), med(t), spread(t, "%.1f"),
+                med(t) / base if base and base == base else float("nan"),
+                "-" if none else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
+                "-" if none else "%.0f" % med([fnum(r["produced"]) for r in rs]),
+                "-" if none else "%.0f" % med([fnum(r["written"]) for r in rs]),
+                "-" if none else "%.0f" % med([fnum(r["lost"]) for r in rs])))
+    return "\n".join(md)
+
+
 def loss_section(kvers):
     md = []
     plots = []
@@ -370,7 +479,9 @@ def main():
         doc = f.read()
     for key, fn in (("ENV", env_section), ("FINDINGS", findings), ("PERTURB", perturb_section),
                     ("MICRO", micro_section), ("DRAIN", drain_section),
-                    ("LOSS", loss_section)):
+                    ("LOSS", loss_section), ("LOSSRULE", lossrule_section),
+                    ("SAMPLING", sampling_section),
+                    ("FILTERING", filtering_section)):
         doc = doc.replace("@%s@" % key, fn(kvers) or "(not measured)")
     with open(DOC, "w") as f:
         f.write(doc)
