@@ -130,7 +130,7 @@ static inline u64 msyn_div_step(u64 hi, u64 lo, u64 d, u64 *rem)
 #if defined(__x86_64__)
 	u64 q, r;
 
-	asm("divq %4" : "=a" (q), "=d" (r) : "a" (lo), "d" (hi), "rm" (d));
+	__asm__("divq %4" : "=a" (q), "=d" (r) : "a" (lo), "d" (hi), "rm" (d));
 	*rem = r;
 	return q;
 #else
