@@ -305,6 +305,9 @@ void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 			ev.cgroup = task ? synth_cgroup_id() : 0;
 			cg = true;
 		}
+		/* exactly the events of [start, end): see insert/remove */
+		if (now < READ_ONCE(sy->start) || now >= READ_ONCE(sy->end))
+			continue;
 		if (!magnet_fkey_match(&sy->match, &ev))
 			continue;
 		this_cpu_inc(sy->cnt->matched);
@@ -442,14 +445,20 @@ long magnet_synth_tick(void)
 
 /* ---- creation and removal (magnetk, db.lock) ------------------------- */
 
+/*
+ * Link @sy; it counts exactly the events whose timestamp is at least
+ * @start: @start is read after every event that could have missed the
+ * link has finished (the events before it are ignored by the check in
+ * magnet_synth_feed()).
+ */
 int magnet_synth_insert(struct magnet_synth *sy,
 			struct netlink_ext_ack *extack)
 {
 	int err;
 
 	lockdep_assert_held(&magnet_db.lock);
-	sy->start = ktime_get_mono_fast_ns();
-	synth_set_due(sy, sy->start);
+	sy->start = U64_MAX;
+	sy->end = U64_MAX;
 	hlist_add_head_rcu(&sy->pnode, &sy->pt->synths);
 	err = magnet_db_point_get(sy->pt);
 	if (err) {
@@ -461,27 +470,33 @@ int magnet_synth_insert(struct magnet_synth *sy,
 			       sy->pt->desc->hook ?: "its hook", err);
 		return err;
 	}
+	synchronize_rcu();
+	WRITE_ONCE(sy->start, ktime_get_mono_fast_ns());
+	synth_set_due(sy, sy->start);
 	list_add_tail(&sy->node, &magnet_synths);
 	magnet_nr_synths++;
 	return 0;
 }
 
 /*
- * Unlink @sy, wait until no event can still reach it, emit what it holds
- * (the open period flagged PARTIAL) into its stream and free it.
+ * Close @sy at @end: it counted exactly the events of [start, end).  Wait
+ * for those still running, emit what it holds (the open period flagged
+ * PARTIAL, ending at @end) into its stream, unlink and free it.
  */
 void magnet_synth_remove(struct magnet_synth *sy)
 {
-	u64 now;
+	u64 end;
 
 	lockdep_assert_held(&magnet_db.lock);
+	end = ktime_get_mono_fast_ns();
+	WRITE_ONCE(sy->end, end);
+	synchronize_rcu();
+	synth_harvest(sy, end, true);
 	hlist_del_rcu(&sy->pnode);
 	list_del(&sy->node);
 	magnet_nr_synths--;
 	magnet_db_point_put(sy->pt);
-	now = ktime_get_mono_fast_ns();
 	synchronize_rcu();
-	synth_harvest(sy, now, true);
 	magnet_synth_free(sy);
 }
 

@@ -52,6 +52,7 @@ struct magnet_synth {
 	u32 off, width;
 	u64 period;
 	u64 start;			/* ns: period 0 starts here */
+	u64 end;			/* ns: events from here on ignored */
 	u64 next_due;			/* ns: harvest when now >= this */
 	struct magnet_stream *stream;	/* holds a reference */
 	u32 max_keys;
