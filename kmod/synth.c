@@ -94,6 +94,7 @@ unsigned int magnet_synth_count(void)
 
 u32 magnet_synth_nr_keys(struct magnet_synth *sy)
 {
+	/* pairs with the release in skey_get(): keys below are complete */
 	return smp_load_acquire(&sy->nr_keys);
 }
 
@@ -178,6 +179,7 @@ static struct magnet_synth_key *skey_get(struct magnet_synth *sy,
 		magnet_moments_reset(&e->done);
 		/* the key is complete before anyone can find it */
 		smp_store_release(&sy->slots[free], sy->nr_keys + 1);
+		/* for magnetk's and the queries' walks over keys[] */
 		smp_store_release(&sy->nr_keys, sy->nr_keys + 1);
 	}
 	raw_spin_unlock(&sy->ins_lock);
@@ -422,8 +424,12 @@ long magnet_synth_tick(void)
 		if (now >= sy->next_due)
 			due = true;
 	if (due) {
-		/* every event that read a time before @now has finished */
-		synchronize_rcu();
+		/*
+		 * Every event that read a time before @now has finished.
+		 * Expedited: a normal grace period can take longer than a
+		 * short period, and magnetk would fall behind (MERGED).
+		 */
+		synchronize_rcu_expedited();
 		list_for_each_entry(sy, &magnet_synths, node) {
 			if (now < sy->next_due)
 				continue;

@@ -219,6 +219,7 @@ def check_synth(spec, events, recs, dumps):
     end = max(r["period_end"] for r in mine)
     ref, used = reference(spec, events.get(spec["probe"], []), start, end)
     covered = collections.Counter()
+    in_merged = set()
     bad = []
     nrec = merged = partial = 0
     for r in mine:
@@ -249,6 +250,8 @@ def check_synth(spec, events, recs, dumps):
         exp = Mom()
         for p in range(first, last + 1):
             covered[(k, p)] += 1
+            if last > first:
+                in_merged.add((k, p))
             exp.merge(ref.get(k, {}).get(p, Mom()))
         s1 = r["sum_lo"] | r["sum_hi"] << 64
         s2 = r["sumsq_lo"] | r["sumsq_hi"] << 64
@@ -280,7 +283,8 @@ def check_synth(spec, events, recs, dumps):
     want_cov = {(k, p) for k, per in ref.items() for p, m in per.items() if m.n}
     twice = [kp for kp, n in covered.items() if n > 1]
     missing = want_cov - set(covered)
-    extra = {kp for kp in covered if kp not in want_cov}
+    # a MERGED record spans every period between its first and last
+    extra = {kp for kp in covered if kp not in want_cov and kp not in in_merged}
     nkeys = len(ref)
     samples = sum(m.n for per in ref.values() for m in per.values())
     diag("%s: %d events in [%d, %d), %d keys, %d samples, %d (key, period) "

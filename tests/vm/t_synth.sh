@@ -162,8 +162,8 @@ check "synth d2: sock_send by pid, interval, 20 ms -> s4" \
 	magnetctl synth add d2 probe sock_send by pid value interval period 20ms stream s4
 magnetctl -j synth list >"$R/spec_c.json"
 udp_sink_start usink3 5002 || bail_out "udp_sink"
-bg flood in_a "$MAGNET_TOOLS/udp_flood" -i 500 "$IP_B" 5002 4000 100
-bg flood2 in_a "$MAGNET_TOOLS/udp_flood" -i 700 "$IP_B" 5002 3000 64
+bg flood in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 500 "$IP_B" 5002 1500 100
+bg flood2 in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 700 "$IP_B" 5002 1000 64
 sleep 1
 check "synth del d1 while events flow" magnetctl synth del d1
 check "stream delete s4 (d2 writes into it) while events flow" magnetctl stream delete s4
