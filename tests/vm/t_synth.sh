@@ -164,6 +164,8 @@ magnetctl -j synth list >"$R/spec_c.json"
 udp_sink_start usink3 5002 || bail_out "udp_sink"
 bg flood in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 500 "$IP_B" 5002 1500 100
 bg flood2 in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 700 "$IP_B" 5002 1000 64
+wait_line "$(out flood)" '^pid=' 30 && wait_line "$(out flood2)" '^pid=' 30 ||
+	diag "the floods did not start"
 sleep 1
 check "synth del d1 while events flow" magnetctl synth del d1
 check "stream delete s4 (d2 writes into it) while events flow" magnetctl stream delete s4
