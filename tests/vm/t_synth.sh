@@ -162,13 +162,15 @@ check "synth d2: sock_send by pid, interval, 20 ms -> s4" \
 	magnetctl synth add d2 probe sock_send by pid value interval period 20ms stream s4
 magnetctl -j synth list >"$R/spec_c.json"
 udp_sink_start usink3 5002 || bail_out "udp_sink"
-bg flood in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 500 "$IP_B" 5002 1500 100
-bg flood2 in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 700 "$IP_B" 5002 1000 64
+bg flood in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 500 "$IP_B" 5002 6000 100
+bg flood2 in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 700 "$IP_B" 5002 4000 64
 wait_line "$(out flood)" '^pid=' 30 && wait_line "$(out flood2)" '^pid=' 30 ||
 	diag "the floods did not start"
-sleep 1
+sleep 0.5
 check "synth del d1 while events flow" magnetctl synth del d1
 check "stream delete s4 (d2 writes into it) while events flow" magnetctl stream delete s4
+check "both floods were still sending after the deletions" \
+	kill -0 "${BG_PID[flood]}" "${BG_PID[flood2]}"
 check_eq "d2 went with its stream" "[]" "$(magnetctl -j synth list | tr -d ' \n')"
 bg_wait flood 60 || diag "flood: exit $?"
 bg_wait flood2 60 || diag "flood2: exit $?"
