@@ -32,34 +32,33 @@ static __always_inline void magnet_kick_reader(struct magnet_stream *s,
 		irq_work_queue(&r->wake);
 }
 
-/* Write one event of @pt into this CPU's ring of @s. */
-void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
-		  u64 abstract_id, const void *payload, u16 len)
+/* Write one record into this CPU's ring of @s; false when dropped. */
+static bool __magnet_write(struct magnet_stream *s, u16 event,
+			   u64 abstract_id, const void *payload, u16 len,
+			   u64 now)
 {
 	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
 	struct magnet_ring *r;
 	unsigned long flags;
-	u64 now;
 	void *rec;
 
 	if (unlikely(in_nmi())) {
 		local64_inc(&this_cpu_ptr(s->rings)->nmi_lost);
-		return;
+		return false;
 	}
 
 	local_irq_save(flags);
 	r = this_cpu_ptr(s->rings);
 	magnet_ring_sync_nmi(r);
 	r->produced++;
-	now = ktime_get_mono_fast_ns();
 	rec = unlikely(len > MAGNET_PAYLOAD_MAX) ? NULL :
 		magnet_ring_reserve(r, size, now);
 	if (unlikely(!rec)) {
 		magnet_ring_drop(r);
 		local_irq_restore(flags);
-		return;
+		return false;
 	}
-	magnet_rec_fill_hdr(rec, size, pt->id, abstract_id, now);
+	magnet_rec_fill_hdr(rec, size, event, abstract_id, now);
 	memcpy(rec + MAGNET_REC_HDR_SIZE, payload, len);
 	memset(rec + MAGNET_REC_HDR_SIZE + len, 0,
 	       size - MAGNET_REC_HDR_SIZE - len);
@@ -68,20 +67,58 @@ void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
 	local_irq_restore(flags);
 
 	magnet_kick_reader(s, r);
+	return true;
 }
 
 /*
- * @s is the point's stream, its default route; filters (kmod/filter.c)
- * may drop, sample or redirect the event before anything is copied.
+ * Write one event of @pt into this CPU's ring of @s.  @now was read with
+ * interrupts off on this CPU, so the ring's timestamps never go back.
+ */
+void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
+		  u64 abstract_id, const void *payload, u16 len, u64 now)
+{
+	__magnet_write(s, pt->id, abstract_id, payload, len, now);
+}
+
+/* A core record (SYNTH) written by magnetk. */
+bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
+		       const void *payload, u16 len)
+{
+	unsigned long flags;
+	bool ok;
+
+	local_irq_save(flags);
+	ok = __magnet_write(s, event, abstract_id, payload, len,
+			    ktime_get_mono_fast_ns());
+	local_irq_restore(flags);
+	return ok;
+}
+
+/*
+ * @s is the point's stream, its default route (NULL when only
+ * synthesizers read the point); filters (kmod/filter.c) may drop, sample
+ * or redirect the event before anything is copied.  The timestamp is
+ * read once, with interrupts off: the synthesizers (kmod/synth.c) and
+ * every record of this event use the same value, so a full trace and the
+ * SYNTH records agree exactly.
  */
 void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 		  u64 abstract_id, const void *payload, u16 len)
 {
-	this_cpu_inc(*pt->hits);
-	if (unlikely(READ_ONCE(magnet_filters_active)) &&
-	    magnet_filter_add(pt, s, abstract_id, payload, len))
-		return;
-	magnet_write(pt, s, abstract_id, payload, len);
+	unsigned long flags;
+	u64 now;
+
+	local_irq_save(flags);
+	now = ktime_get_mono_fast_ns();
+	if (unlikely(magnet_point_synth(pt)))
+		magnet_synth_feed(pt, abstract_id, payload, len, now);
+	if (likely(s)) {
+		this_cpu_inc(*pt->hits);
+		if (!unlikely(READ_ONCE(magnet_filters_active)) ||
+		    !magnet_filter_add(pt, s, abstract_id, payload, len, now))
+			magnet_write(pt, s, abstract_id, payload, len, now);
+	}
+	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__magnet_add);
 

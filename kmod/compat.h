@@ -69,4 +69,19 @@ static inline void magnet_inode_init_ts(struct inode *inode)
 #endif
 }
 
+/*
+ * The parsed attributes of a dump request: 6.2 moved them from
+ * genl_dumpit_info.attrs into an embedded struct genl_info.
+ */
+#include <net/genetlink.h>
+
+static inline struct nlattr **magnet_dump_attrs(struct netlink_callback *cb)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return genl_dumpit_info(cb)->info.attrs;
+#else
+	return genl_dumpit_info(cb)->attrs;
+#endif
+}
+
 #endif /* _MAGNET_COMPAT_H */

@@ -94,6 +94,7 @@ static int do_register(void *arg)
 		return id == -ENOSPC ? -ENOSPC : id;
 	}
 	pt->id = id;
+	INIT_HLIST_HEAD(&pt->synths);
 	pt->desc = req->desc;
 	pt->owner = req->owner;
 	pt->priv = req->priv;
@@ -130,7 +131,38 @@ struct magnet_point *magnet_point_register(const struct magnet_point_desc *desc,
 }
 EXPORT_SYMBOL_GPL(magnet_point_register);
 
-/* Detach @pt from its stream; db.lock held.  No handler runs afterwards. */
+/*
+ * Consumers of a point: its stream and each synthesizer reading it.  The
+ * hook is attached while there is one (docs/SYNTH.md); db.lock held.
+ */
+int magnet_db_point_get(struct magnet_point *pt)
+{
+	int err;
+
+	lockdep_assert_held(&magnet_db.lock);
+	if (!pt->users) {
+		err = pt->desc->ops->enable(pt);
+		if (err)
+			return err;
+	}
+	pt->users++;
+	return 0;
+}
+
+/* When the last consumer goes, the hook is detached: no handler runs. */
+void magnet_db_point_put(struct magnet_point *pt)
+{
+	lockdep_assert_held(&magnet_db.lock);
+	if (WARN_ON_ONCE(!pt->users))
+		return;
+	if (!--pt->users)
+		pt->desc->ops->disable(pt);
+}
+
+/*
+ * Detach @pt from its stream; db.lock held.  No handler writes into the
+ * stream afterwards (synthesizers may keep the hook attached).
+ */
 void magnet_db_point_disable(struct magnet_point *pt)
 {
 	struct magnet_stream *s;
@@ -138,7 +170,7 @@ void magnet_db_point_disable(struct magnet_point *pt)
 	s = rcu_dereference_protected(pt->stream, db_locked());
 	if (!s)
 		return;
-	pt->desc->ops->disable(pt);
+	magnet_db_point_put(pt);
 	RCU_INIT_POINTER(pt->stream, NULL);
 	/* magnet_add() runs under rcu_read_lock_sched */
 	synchronize_rcu();
@@ -163,7 +195,7 @@ int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
 	}
 	magnet_stream_get(s);
 	rcu_assign_pointer(pt->stream, s);
-	err = pt->desc->ops->enable(pt);
+	err = magnet_db_point_get(pt);
 	if (err) {
 		RCU_INIT_POINTER(pt->stream, NULL);
 		synchronize_rcu();
@@ -184,7 +216,9 @@ static int do_unregister(void *arg)
 
 	/* the owner's exit calls us: its hooks are still there to detach */
 	mutex_lock(&magnet_db.lock);
+	magnet_synths_point_gone(pt);
 	magnet_db_point_disable(pt);
+	WARN_ON(pt->users);
 	list_del(&pt->node);
 	idr_remove(&magnet_ids, pt->id);
 	magnet_db.nr_points--;
@@ -256,6 +290,8 @@ static void magnet_db_stream_kill(struct magnet_stream *s)
 			magnet_db_point_disable(pt);
 	}
 	magnet_filters_stream_gone(s);
+	/* synthesizers writing here go, their last records in the stream */
+	magnet_synths_stream_gone(s);
 	/* losses up to now reach the readers, who drain and then see EOF */
 	magnet_stream_flush(s);
 	magnetfs_remove_stream(s);
@@ -287,6 +323,7 @@ void magnet_db_teardown(void)
 	struct magnet_stream *s, *tmp;
 
 	mutex_lock(&magnet_db.lock);
+	magnet_synths_teardown();
 	list_for_each_entry_safe(s, tmp, &magnet_db.streams, node)
 		magnet_db_stream_kill(s);
 	magnet_filters_teardown();

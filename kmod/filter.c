@@ -246,11 +246,11 @@ static void filter_refuse(struct magnet_filter *f)
  * Returns false when no filter matches: the caller writes it to @s.
  */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
-		       u64 abstract_id, const void *payload, u16 len)
+		       u64 abstract_id, const void *payload, u16 len, u64 now)
 {
 	struct magnet_filter *f;
 	unsigned int i;
-	u64 now, next;
+	u64 next;
 
 	if (unlikely(in_nmi()))
 		return false;
@@ -264,7 +264,6 @@ bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 	    !magnet_sample_count_ok(atomic64_inc_return(&f->seen), f->every))
 		goto refuse;
 	if (f->period) {
-		now = ktime_get_mono_fast_ns();
 		next = atomic64_read(&f->next_ns);
 		if (!magnet_sample_time_ok(now, next) ||
 		    atomic64_cmpxchg(&f->next_ns, next,
@@ -273,9 +272,10 @@ bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 	}
 	this_cpu_inc(f->cnt->delivered);
 	if (!f->nr_streams)
-		magnet_write(pt, s, abstract_id, payload, len);
+		magnet_write(pt, s, abstract_id, payload, len, now);
 	for (i = 0; i < f->nr_streams; i++)
-		magnet_write(pt, f->streams[i], abstract_id, payload, len);
+		magnet_write(pt, f->streams[i], abstract_id, payload, len,
+			     now);
 	return true;
 refuse:
 	filter_refuse(f);

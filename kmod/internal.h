@@ -80,13 +80,17 @@ bool magnet_stream_has_data(struct magnet_stream *s);
 u64 magnet_stream_avail(struct magnet_stream *s, u64 *events);
 u64 magnet_point_hits(struct magnet_point *pt);
 
-/* add.c: write one event into @s (no filtering) */
+/* add.c: write one event into @s (no filtering), timestamp @now */
 void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
-		  u64 abstract_id, const void *payload, u16 len);
+		  u64 abstract_id, const void *payload, u16 len, u64 now);
+/* a core record (e.g. SYNTH) from process context; false: ring full */
+bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
+		       const void *payload, u16 len);
 
 /* filter.c */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
-		       u64 abstract_id, const void *payload, u16 len);
+		       u64 abstract_id, const void *payload, u16 len,
+		       u64 now);
 void magnet_filters_stream_gone(struct magnet_stream *s);
 void magnet_filters_teardown(void);
 
@@ -128,6 +132,25 @@ extern const struct nla_policy magnet_kprobe_policy[MAGNET_KPROBE_A_MAX + 1];
 int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_kprobe_del(struct sk_buff *skb, struct genl_info *info);
 void magnet_kprobe_teardown(void);
+
+/* db.c: consumers of a point (a stream, synthesizers); hook on while > 0 */
+int magnet_db_point_get(struct magnet_point *pt);
+void magnet_db_point_put(struct magnet_point *pt);
+
+/* synth.c: synthesizers (docs/SYNTH.md) */
+void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
+		       const void *payload, u16 len, u64 now);
+long magnet_synth_tick(void);
+void magnet_synths_stream_gone(struct magnet_stream *s);
+void magnet_synths_point_gone(struct magnet_point *pt);
+void magnet_synths_teardown(void);
+
+/* synth_nl.c */
+extern const struct nla_policy magnet_synth_policy[MAGNET_SYNTH_A_MAX + 1];
+int magnet_nl_synth_new(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_synth_del(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_synth_get(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_synth_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* status.c */
 int magnet_status_init(struct dentry *dir);

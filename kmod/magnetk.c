@@ -4,8 +4,8 @@
  * database (registration of points by probe modules, enable/disable and
  * stream management requested over netlink) runs here, one at a time, in
  * the order it was asked for.  Callers sleep until their request is done
- * and get its result.  Later: synthesizers and correlating filters that
- * traverse streams run here as periodic work.
+ * and get its result.  The synthesizers' periodic emission of SYNTH
+ * records (kmod/synth.c) runs here too, between requests.
  */
 #include <linux/kthread.h>
 #include <linux/completion.h>
@@ -44,14 +44,20 @@ static int magnetk_thread(void *unused)
 {
 	struct magnetk_req *req;
 
+	long timeout = MAX_SCHEDULE_TIMEOUT;
+
 	while (!kthread_should_stop()) {
-		wait_event_interruptible(magnetk_wq,
-					 !list_empty_careful(&magnetk_queue) ||
-					 kthread_should_stop());
+		/* sleeps until a request comes or a synthesizer's period ends */
+		wait_event_interruptible_timeout(magnetk_wq,
+						 !list_empty_careful(&magnetk_queue) ||
+						 kthread_should_stop(), timeout);
+		timeout = magnet_synth_tick();
 		while ((req = magnetk_dequeue())) {
 			req->ret = req->fn(req->arg);
 			complete(&req->done);
 		}
+		/* a request may have added a synthesizer: recompute */
+		timeout = magnet_synth_tick();
 	}
 	return 0;
 }

@@ -17,6 +17,7 @@ static const char *const core_names[] = {
 	[MAGNET_EVENT_SYSINFO]	= "SYSINFO",
 	[MAGNET_EVENT_LOST]	= "LOST",
 	[MAGNET_EVENT_EVENTDEF]	= "EVENTDEF",
+	[MAGNET_EVENT_SYNTH]	= "SYNTH",
 };
 
 struct magnet_decoder *magnet_decoder_new(void)
@@ -229,6 +230,41 @@ static void decode_net(struct magnet_decoder *d, struct magnet_rec *r)
 	r->kind = MAGNET_REC_NET;
 }
 
+static int decode_synth(struct magnet_decoder *d, struct magnet_rec *r,
+			size_t off)
+{
+	struct magnet_synth_payload *sp = &r->u.synth;
+
+	if (r->payload_len < sizeof(*sp))
+		return corrupt(d, off, "SYNTH payload %zu bytes < %zu",
+			       r->payload_len, sizeof(*sp));
+	memcpy(sp, r->payload, sizeof(*sp));
+	sp->name[sizeof(sp->name) - 1] = '\0';
+	sp->period_start = fix64(d, sp->period_start);
+	sp->period_end = fix64(d, sp->period_end);
+	sp->count = fix64(d, sp->count);
+	sp->min = fix64(d, sp->min);
+	sp->max = fix64(d, sp->max);
+	sp->sum_lo = fix64(d, sp->sum_lo);
+	sp->sum_hi = fix64(d, sp->sum_hi);
+	sp->sumsq_lo = fix64(d, sp->sumsq_lo);
+	sp->sumsq_hi = fix64(d, sp->sumsq_hi);
+	sp->mean = fix64(d, sp->mean);
+	sp->variance = fix64(d, sp->variance);
+	sp->cgroup = fix64(d, sp->cgroup);
+	sp->abstract_id = fix64(d, sp->abstract_id);
+	sp->event = fix32(d, sp->event);
+	sp->cpu = fix32(d, sp->cpu);
+	sp->pid = fix32(d, sp->pid);
+	sp->tgid = fix32(d, sp->tgid);
+	sp->group = fix32(d, sp->group);
+	sp->flags = fix32(d, sp->flags);
+	sp->quantity = fix32(d, sp->quantity);
+	sp->reserved = fix32(d, sp->reserved);
+	r->kind = MAGNET_REC_SYNTH;
+	return 0;
+}
+
 static int decode_payload(struct magnet_decoder *d, struct magnet_rec *r,
 			  size_t off)
 {
@@ -241,6 +277,8 @@ static int decode_payload(struct magnet_decoder *d, struct magnet_rec *r,
 		return decode_lost(d, r, off);
 	case MAGNET_EVENT_EVENTDEF:
 		return decode_eventdef(d, r, off);
+	case MAGNET_EVENT_SYNTH:
+		return decode_synth(d, r, off);
 	}
 	ev = &d->ev[r->hdr.event];
 	r->layer = ev->layer;

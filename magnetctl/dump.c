@@ -34,6 +34,8 @@ static unsigned long long rec_size(const struct magnet_rec *r)
 		return r->u.net.len;
 	case MAGNET_REC_LOST:
 		return r->u.lost.count;
+	case MAGNET_REC_SYNTH:
+		return r->u.synth.count;
 	default:
 		return r->payload_len;
 	}
@@ -116,6 +118,40 @@ static void print_fields(const struct magnet_rec *r)
 	out_close_object();
 }
 
+/* SYNTH: the exact moments and, in double, the mean and variance. */
+static void print_synth(const struct magnet_synth_payload *sp)
+{
+	double mean, var;
+
+	magnet_synth_moments(sp->count, sp->sum_lo, sp->sum_hi, sp->sumsq_lo,
+			     sp->sumsq_hi, &mean, &var);
+	out_open_object("synth");
+	out_string("name", NULL, sp->name);
+	out_uint("period_start", NULL, sp->period_start);
+	out_uint("period_end", NULL, sp->period_end);
+	out_uint("count", NULL, sp->count);
+	out_uint("min", NULL, sp->min);
+	out_uint("max", NULL, sp->max);
+	out_uint("sum_lo", NULL, sp->sum_lo);
+	out_uint("sum_hi", NULL, sp->sum_hi);
+	out_uint("sumsq_lo", NULL, sp->sumsq_lo);
+	out_uint("sumsq_hi", NULL, sp->sumsq_hi);
+	out_uint("mean", NULL, sp->mean);
+	out_uint("variance", NULL, sp->variance);
+	out_double("mean_d", NULL, mean);
+	out_double("variance_d", NULL, var);
+	out_uint("cgroup", NULL, sp->cgroup);
+	out_uint("abstract_id", NULL, sp->abstract_id);
+	out_uint("event", NULL, sp->event);
+	out_uint("cpu", NULL, sp->cpu);
+	out_uint("pid", NULL, sp->pid);
+	out_uint("tgid", NULL, sp->tgid);
+	out_uint("group", NULL, sp->group);
+	out_uint("flags", NULL, sp->flags);
+	out_uint("quantity", NULL, sp->quantity);
+	out_close_object();
+}
+
 static void print_payload(const struct magnet_rec *r)
 {
 	switch (r->kind) {
@@ -147,6 +183,9 @@ static void print_payload(const struct magnet_rec *r)
 		break;
 	case MAGNET_REC_FIELDS:
 		print_fields(r);
+		break;
+	case MAGNET_REC_SYNTH:
+		print_synth(&r->u.synth);
 		break;
 	case MAGNET_REC_PLAIN:
 		break;

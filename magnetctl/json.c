@@ -142,6 +142,17 @@ void jw_int(struct json_writer *jw, int64_t v)
 	value_done(jw);
 }
 
+/* A finite double with every significant digit; NaN/inf as null. */
+void jw_double(struct json_writer *jw, double v)
+{
+	element(jw);
+	if (v != v || v - v != 0)
+		fputs("null", jw->f);
+	else
+		fprintf(jw->f, "%.17g", v);
+	value_done(jw);
+}
+
 void jw_bool(struct json_writer *jw, bool v)
 {
 	element(jw);

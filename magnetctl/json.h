@@ -24,6 +24,7 @@ void jw_string(struct json_writer *jw, const char *s);
 void jw_uint(struct json_writer *jw, uint64_t v);
 void jw_int(struct json_writer *jw, int64_t v);
 void jw_bool(struct json_writer *jw, bool v);
+void jw_double(struct json_writer *jw, double v);
 void jw_null(struct json_writer *jw);
 
 /* Write @s as a JSON string literal (quotes included) to @f. */

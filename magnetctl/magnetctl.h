@@ -65,5 +65,6 @@ int do_stream(int argc, char **argv);
 int do_record(int argc, char **argv);
 int do_dump(int argc, char **argv);
 int do_filter(int argc, char **argv);
+int do_synth(int argc, char **argv);
 
 #endif /* MAGNETCTL_H */

@@ -97,6 +97,10 @@ static void usage(FILE *f)
 		"       magnetctl dump FILE\n"
 		"       magnetctl filter { add NAME [KEY VALUE]... ACTION | del NAME | list |\n"
 		"                          show NAME }\n"
+		"       magnetctl synth { add NAME probe PROBE [KEY VALUE]... [by GROUP[,GROUP]...]\n"
+		"                         value { size | interval | field OFF:WIDTH }\n"
+		"                         period DURATION stream STREAM [keys N] |\n"
+		"                         del NAME | list | show NAME [values [GROUP VALUE]...] }\n"
 		"OPTIONS := { -j|--json | -p|--pretty | -h|--help | -V|--version }\n"
 		"PROBE   := { NAME | ID | all }\n"
 		"Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded\n");
@@ -117,6 +121,7 @@ static const struct mc_cmd objects[] = {
 	{ "record",	do_record },
 	{ "dump",	do_dump },
 	{ "filter",	do_filter },
+	{ "synth",	do_synth },
 	{ "help",	do_help },
 	{ NULL,		NULL },
 };

@@ -89,6 +89,18 @@ void out_uint(const char *k, const char *fmt, uint64_t v)
 	}
 }
 
+void out_double(const char *k, const char *fmt, double v)
+{
+	if (jw) {
+		if (k) {
+			key(k);
+			jw_double(jw, v);
+		}
+	} else if (fmt) {
+		fprintf(out_file, fmt, v);
+	}
+}
+
 void out_int(const char *k, const char *fmt, int64_t v)
 {
 	if (jw) {

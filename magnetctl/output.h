@@ -23,6 +23,7 @@ void out_close_array(void);
 void out_string(const char *key, const char *fmt, const char *v);
 void out_uint(const char *key, const char *fmt, uint64_t v);
 void out_int(const char *key, const char *fmt, int64_t v);
+void out_double(const char *key, const char *fmt, double v);
 void out_bool(const char *key, const char *fmt, bool v);
 /* Text only. */
 __attribute__((format(printf, 1, 2)))

@@ -17,6 +17,7 @@
 #define _MAGNET_MAGNET_H
 
 #include <linux/types.h>
+#include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/compiler.h>
 #include "../uapi/magnet.h"
@@ -53,6 +54,8 @@ struct magnet_point {
 	/* core-private below */
 	struct list_head node;
 	u64 __percpu *hits;		/* events offered while enabled */
+	struct hlist_head synths;	/* synthesizers fed by it (RCU) */
+	unsigned int users;		/* stream + synthesizers: hook on */
 };
 
 /*
@@ -82,11 +85,19 @@ void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
  */
 void magnet_add_lost(struct magnet_point *pt, u64 n);
 
-static __always_inline bool magnet_point_enabled(const struct magnet_point *pt)
+/* A synthesizer reads the point (docs/SYNTH.md), with or without stream. */
+static __always_inline bool magnet_point_synth(const struct magnet_point *pt)
 {
-	return rcu_access_pointer(pt->stream) != NULL;
+	return !hlist_empty(&pt->synths);
 }
 
+static __always_inline bool magnet_point_enabled(const struct magnet_point *pt)
+{
+	return rcu_access_pointer(pt->stream) != NULL ||
+	       unlikely(magnet_point_synth(pt));
+}
+
+/* @s may be NULL when only synthesizers read the point. */
 static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
 				       const void *payload, u16 len)
 {
@@ -94,7 +105,7 @@ static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
 
 	rcu_read_lock_sched_notrace();
 	s = rcu_dereference_sched(pt->stream);
-	if (s)
+	if (s || unlikely(magnet_point_synth(pt)))
 		__magnet_add(pt, s, abstract_id, payload, len);
 	rcu_read_unlock_sched_notrace();
 }
@@ -114,7 +125,8 @@ static __always_inline bool magnet_wants(struct magnet_point *pt,
 {
 	if (!magnet_point_enabled(pt))
 		return false;
-	if (likely(!READ_ONCE(magnet_filters_active)))
+	if (likely(!READ_ONCE(magnet_filters_active)) ||
+	    unlikely(magnet_point_synth(pt)))
 		return true;
 	return __magnet_wants(pt, abstract_id);
 }

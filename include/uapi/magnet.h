@@ -75,7 +75,8 @@ enum magnet_core_event {
 	MAGNET_EVENT_SYSINFO	= 0,	/* first record of every stream read */
 	MAGNET_EVENT_LOST	= 1,	/* events dropped on this CPU before here */
 	MAGNET_EVENT_EVENTDEF	= 2,	/* names an event ID */
-	/* 3..15 reserved for the core (synthesizer output, markers, ...) */
+	MAGNET_EVENT_SYNTH	= 3,	/* synthesizer output (docs/SYNTH.md) */
+	/* 4..15 reserved for the core (correlation, markers, ...) */
 	MAGNET_EVENT_FIRST_PROBE = 16,
 };
 
@@ -156,6 +157,45 @@ struct magnet_eventdef {
 	__u16 reserved;
 	char name[MAGNET_NAME_MAX];
 };
+
+/*
+ * SYNTH payload (docs/SYNTH.md, docs/FORMAT.md): the statistics of one key
+ * of synthesizer @name over [@period_start, @period_end), exact integer
+ * moments of the quantity's samples and the mean and population variance
+ * derived from them (floors; see MAGNET_SYNTH_F_*).  Key fields not in
+ * @group are 0.  @sum and @sumsq are 128-bit: _lo the low 64 bits.
+ * record.abstract_id is @abstract_id; record.cpu/pid/tgid are magnetk's.
+ */
+struct magnet_synth_payload {
+	char name[MAGNET_NAME_MAX];	/* the synthesizer */
+	__u64 period_start;		/* ns, first period's start */
+	__u64 period_end;		/* ns, end (exclusive) */
+	__u64 count;			/* samples */
+	__u64 min;
+	__u64 max;
+	__u64 sum_lo;
+	__u64 sum_hi;
+	__u64 sumsq_lo;
+	__u64 sumsq_hi;
+	__u64 mean;			/* floor(sum / count) */
+	__u64 variance;			/* floor(population variance) */
+	__u64 cgroup;			/* key: cgroup v2 ID */
+	__u64 abstract_id;		/* key */
+	__u32 event;			/* key: event ID */
+	__u32 cpu;			/* key */
+	__u32 pid;			/* key */
+	__u32 tgid;			/* key */
+	__u32 group;			/* MAGNET_SYNTH_K_* bits: the key */
+	__u32 flags;			/* MAGNET_SYNTH_F_* */
+	__u32 quantity;			/* enum magnet_synth_quantity */
+	__u32 reserved;			/* 0 */
+};
+
+/* magnet_synth_payload.flags */
+#define MAGNET_SYNTH_F_PARTIAL	0x01	/* open period cut by deletion */
+#define MAGNET_SYNTH_F_MERGED	0x02	/* covers more than one period */
+#define MAGNET_SYNTH_F_OVERFLOW	0x04	/* sum or sumsq wrapped at 2^128 */
+#define MAGNET_SYNTH_F_VAR_SAT	0x08	/* variance above 2^64-1: saturated */
 
 /* Direction bits in magnet_net_payload.flags */
 #define MAGNET_NET_F_TX		0x01
@@ -447,6 +487,86 @@ enum magnet_filter_attr {
 
 #define MAGNET_FILTER_STREAMS_MAX	4	/* STREAM attributes per filter */
 #define MAGNET_FILTERS_MAX		256
+
+/*
+ * Synthesizers (docs/SYNTH.md), nested in MAGNET_A_SYNTH: statistics of a
+ * quantity of the events of one point, per key, per period, written as
+ * SYNTH records into a stream and queryable (SYNTH_GET with VALUES).
+ */
+enum magnet_synth_quantity {
+	MAGNET_SYNTH_Q_SIZE	= 0,	/* record size in bytes (hdr.size) */
+	MAGNET_SYNTH_Q_FIELD	= 1,	/* unsigned payload field */
+	MAGNET_SYNTH_Q_INTERVAL	= 2,	/* ns since the key's previous event */
+	__MAGNET_SYNTH_Q_MAX,
+};
+
+/* Group-by keys (MAGNET_SYNTH_A_GROUP) */
+#define MAGNET_SYNTH_K_EVENT	0x01
+#define MAGNET_SYNTH_K_CPU	0x02
+#define MAGNET_SYNTH_K_AID	0x04
+#define MAGNET_SYNTH_K_PID	0x08
+#define MAGNET_SYNTH_K_TGID	0x10
+#define MAGNET_SYNTH_K_CGROUP	0x20
+#define MAGNET_SYNTH_K_ALL	0x3f
+
+enum magnet_synth_attr {
+	MAGNET_SYNTH_A_UNSPEC,
+	MAGNET_SYNTH_A_PAD,
+	MAGNET_SYNTH_A_NAME,		/* string: unique synthesizer name */
+	MAGNET_SYNTH_A_PROBE_NAME,	/* string: the point it reads */
+	MAGNET_SYNTH_A_PROBE_ID,	/* u32: or its event ID */
+	MAGNET_SYNTH_A_CPU,		/* u32: match key */
+	MAGNET_SYNTH_A_ABSTRACT_ID,	/* u64: match key */
+	MAGNET_SYNTH_A_PID,		/* u32: match key */
+	MAGNET_SYNTH_A_TGID,		/* u32: match key */
+	MAGNET_SYNTH_A_CGROUP,		/* u64: match key */
+	MAGNET_SYNTH_A_GROUP,		/* u32: MAGNET_SYNTH_K_* (default 0) */
+	MAGNET_SYNTH_A_QUANTITY,	/* u32: enum magnet_synth_quantity */
+	MAGNET_SYNTH_A_FIELD_OFFSET,	/* u32: payload byte offset */
+	MAGNET_SYNTH_A_FIELD_WIDTH,	/* u32: 1, 2, 4 or 8 bytes */
+	MAGNET_SYNTH_A_PERIOD,		/* u64 ns */
+	MAGNET_SYNTH_A_STREAM,		/* string: where SYNTH records go */
+	MAGNET_SYNTH_A_MAX_KEYS,	/* u32: key slots (default 1024) */
+	MAGNET_SYNTH_A_START,		/* u64 ns: start of period 0 (reply) */
+	MAGNET_SYNTH_A_MATCHED,		/* u64: events matched */
+	MAGNET_SYNTH_A_KEYS,		/* u32: keys in use */
+	MAGNET_SYNTH_A_OVERFLOW,	/* u64: events of keys beyond MAX_KEYS */
+	MAGNET_SYNTH_A_SHORT,		/* u64: events without the field */
+	MAGNET_SYNTH_A_NMI,		/* u64: events in NMI (not counted) */
+	MAGNET_SYNTH_A_REORDERED,	/* u64: interval: older than the last */
+	MAGNET_SYNTH_A_LATE,		/* u64: event of an emitted period */
+	MAGNET_SYNTH_A_RECORDS,		/* u64: SYNTH records written */
+	MAGNET_SYNTH_A_RECORDS_LOST,	/* u64: SYNTH records the ring refused */
+	MAGNET_SYNTH_A_VALUES,		/* flag: GET per-key open-period values */
+	MAGNET_SYNTH_A_KEY_EVENT,	/* u32: value key / key selector */
+	MAGNET_SYNTH_A_KEY_CPU,		/* u32 */
+	MAGNET_SYNTH_A_KEY_ABSTRACT_ID,	/* u64 */
+	MAGNET_SYNTH_A_KEY_PID,		/* u32 */
+	MAGNET_SYNTH_A_KEY_TGID,	/* u32 */
+	MAGNET_SYNTH_A_KEY_CGROUP,	/* u64 */
+	MAGNET_SYNTH_A_V_PERIOD_START,	/* u64 ns: the open period */
+	MAGNET_SYNTH_A_V_COUNT,		/* u64 */
+	MAGNET_SYNTH_A_V_MIN,		/* u64 */
+	MAGNET_SYNTH_A_V_MAX,		/* u64 */
+	MAGNET_SYNTH_A_V_SUM_LO,	/* u64 */
+	MAGNET_SYNTH_A_V_SUM_HI,	/* u64 */
+	MAGNET_SYNTH_A_V_SUMSQ_LO,	/* u64 */
+	MAGNET_SYNTH_A_V_SUMSQ_HI,	/* u64 */
+	MAGNET_SYNTH_A_V_MEAN,		/* u64: floor */
+	MAGNET_SYNTH_A_V_VARIANCE,	/* u64: floor, population */
+	MAGNET_SYNTH_A_V_FLAGS,		/* u32: MAGNET_SYNTH_F_* */
+	MAGNET_SYNTH_A_V_TOTAL_COUNT,	/* u64: samples since creation */
+	MAGNET_SYNTH_A_V_TOTAL_SUM_LO,	/* u64: their sum */
+	MAGNET_SYNTH_A_V_TOTAL_SUM_HI,	/* u64 */
+	__MAGNET_SYNTH_A_MAX,
+};
+#define MAGNET_SYNTH_A_MAX (__MAGNET_SYNTH_A_MAX - 1)
+
+#define MAGNET_SYNTHS_MAX		64
+#define MAGNET_SYNTH_KEYS_DEFAULT	1024
+#define MAGNET_SYNTH_KEYS_MAX		65536
+#define MAGNET_SYNTH_PERIOD_MIN		10000000ull	/* 10 ms */
+#define MAGNET_SYNTH_PERIOD_MAX		3600000000000ull	/* 1 h */
 
 /* Stream geometry limits, checked with an extack message each. */
 #define MAGNET_SUBBUF_SIZE_MIN		4096

@@ -43,6 +43,7 @@ EVENT_MAX = (1 << 10) - 1
 EV_SYSINFO = 0
 EV_LOST = 1
 EV_EVENTDEF = 2
+EV_SYNTH = 3
 FIRST_PROBE = 16
 
 ENDIAN_MAGIC = 0x01234567
@@ -73,10 +74,16 @@ SYSINFO_FMT = "IHHIIQQIIIIII32s64s"  # 152 bytes
 LOST_FMT = "Q"
 EVENTDEF_FMT = "HHHH32s"            # 40 bytes
 NET_FMT = "IIHHHH"                  # 16 bytes
+# struct magnet_synth_payload (docs/FORMAT.md): name, 13 u64, 8 u32
+SYNTH_FMT = "32s13Q8I"              # 168 bytes
+SYNTH_FIELDS = ("name period_start period_end count min max sum_lo sum_hi "
+                "sumsq_lo sumsq_hi mean variance cgroup abstract_id event "
+                "cpu pid tgid group flags quantity reserved").split()
 assert struct.calcsize("<" + HDR_FMT) == HDR_SIZE
 assert struct.calcsize("<" + SYSINFO_FMT) == 152
 assert struct.calcsize("<" + EVENTDEF_FMT) == 40
 assert struct.calcsize("<" + NET_FMT) == 16
+assert struct.calcsize("<" + SYNTH_FMT) == 168
 
 # Events the assertions know by name.
 SEND_EVENTS = ("sock_send", "tcp_send", "udp_send")
@@ -201,6 +208,8 @@ class Trace:
                 self.error("malformed", "%s: LOST with count 0" % rec.where())
         elif rec.event == EV_EVENTDEF:
             self.check_eventdef(rec)
+        elif rec.event == EV_SYNTH:
+            self.check_synth(rec)
         elif rec.event < FIRST_PROBE:
             self.error("malformed", "%s: reserved core event ID" % rec.where())
         if self.sysinfos:
@@ -208,6 +217,46 @@ class Trace:
             if rec.cpu >= nr_cpus and rec.event != EV_SYSINFO:
                 self.error("malformed", "%s: cpu %d >= nr_cpus %d" %
                            (rec.where(), rec.cpu, nr_cpus))
+
+    def synth(self, rec):
+        """The SYNTH payload as a dict (None if too short)."""
+        if len(rec.payload) < 168:
+            return None
+        d = dict(zip(SYNTH_FIELDS,
+                     struct.unpack_from(self.bo + SYNTH_FMT, rec.payload)))
+        d["name"], d["name_clean"] = cstring(d["name"])
+        return d
+
+    def check_synth(self, rec):
+        d = self.synth(rec)
+        if d is None or len(rec.payload) != 168:
+            self.error("malformed", "%s: SYNTH payload %d bytes, not 168" %
+                       (rec.where(), len(rec.payload)))
+            return
+        s1 = d["sum_lo"] | d["sum_hi"] << 64
+        s2 = d["sumsq_lo"] | d["sumsq_hi"] << 64
+        n = d["count"]
+        bad = []
+        if not d["name"] or not d["name_clean"]:
+            bad.append("name not a clean NUL-terminated string")
+        if d["reserved"] or d["group"] & ~0x3f or d["quantity"] > 2 or \
+           d["flags"] & ~0xf:
+            bad.append("reserved bits set")
+        if rec.abstract_id != d["abstract_id"]:
+            bad.append("header abstract_id %d != key %d" %
+                       (rec.abstract_id, d["abstract_id"]))
+        if not n or d["min"] > d["max"] or d["period_start"] >= d["period_end"]:
+            bad.append("empty or inverted (count %d, min %d, max %d)" %
+                       (n, d["min"], d["max"]))
+        elif not d["flags"] & 0x4:
+            if not n * d["min"] <= s1 <= n * d["max"] or s1 * s1 > n * s2:
+                bad.append("moments inconsistent")
+            var = (n * s2 - s1 * s1) // (n * n)
+            if d["mean"] != s1 // n or d["variance"] != min(var, (1 << 64) - 1):
+                bad.append("mean/variance %d/%d are not the floors %d/%d" %
+                           (d["mean"], d["variance"], s1 // n, var))
+        for b in bad:
+            self.error("malformed", "%s: SYNTH %s" % (rec.where(), b))
 
     def check_sysinfo(self, rec):
         if len(rec.payload) < 152:
@@ -307,8 +356,8 @@ class Trace:
                 d = self.defs_at[rec.index]
                 current[(rec.group, d[0])] = d[1:]
             if rec.event < FIRST_PROBE:
-                rec.name = ("sysinfo", "lost", "eventdef")[rec.event] \
-                    if rec.event <= EV_EVENTDEF else None
+                rec.name = ("sysinfo", "lost", "eventdef", "synth")[rec.event] \
+                    if rec.event <= EV_SYNTH else None
                 continue
             key = (rec.group, rec.event)
             d = current.get(key) or first.get(key)
@@ -404,7 +453,13 @@ def check_kernel_values(trace):
             v = getattr(r, field)
             if v > PID_MAX_LIMIT:
                 bad.append("%s: %s 0x%08x above PID_MAX_LIMIT" % (r.where(), field, v))
-        for off in range(0, len(r.payload) - 7, 8):
+        # SYNTH: the low words of 128-bit sums take any value; the key
+        # fields (abstract_id, cgroup) are checked like a header's
+        offs = (120, 128) if r.event == EV_SYNTH else \
+            range(0, len(r.payload) - 7, 8)
+        for off in offs:
+            if off + 8 > len(r.payload):
+                continue
             v = struct.unpack_from(trace.bo + "Q", r.payload, off)[0]
             if v >= KERNEL_ADDR_MIN:
                 bad.append("%s: payload u64 at +%d = 0x%016x" %
@@ -645,6 +700,14 @@ def dump(trace, out=None):
             extra = "id=%d name=%s layer=%s payload=%s" % (
                 eid, cstring(raw)[0], LAYERS[layer] if layer < len(LAYERS) else layer,
                 PAYLOAD_NAMES[ptype] if ptype < len(PAYLOAD_NAMES) else ptype)
+        elif r.event == EV_SYNTH and trace.synth(r):
+            d = trace.synth(r)
+            extra = ("name=%s period=[%d,%d) count=%d min=%d max=%d sum=%d "
+                     "mean=%d variance=%d group=0x%x flags=0x%x" % (
+                         d["name"], d["period_start"], d["period_end"],
+                         d["count"], d["min"], d["max"],
+                         d["sum_lo"] | d["sum_hi"] << 64, d["mean"],
+                         d["variance"], d["group"], d["flags"]))
         elif r.net:
             n = r.net
             extra = "len=%d ifindex=%d proto=0x%x flags=%s" % (

@@ -247,6 +247,65 @@ static void test_filter_arguments(void **state)
 	done(&r);
 }
 
+/* synth add/show: the grammar is checked before talking to the kernel */
+static void test_synth_arguments(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "cpu", "x" }, { "pid", "-1" }, { "id", "1y" },
+		{ "period", "0" }, { "period", "5h" }, { "keys", "0" },
+		{ "by", "socket" }, { "value", "bytes" },
+		{ "cgroup", "/nonexistent/dir" },
+	};
+	struct result r;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = run("synth", "add", "s0", "probe", "p", bad[i][0], bad[i][1]);
+		assert_int_equal(r.code, MC_EXIT_USAGE);
+		assert_contains(r.err, bad[i][1]);
+		done(&r);
+	}
+	r = run("synth", "add", "s0", "probe", "p", "value", "field", "4");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "value field needs OFF:WIDTH, got '4'");
+	done(&r);
+	r = run("synth", "add", "s0", "probe", "p", "by", "cpu,cpu");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "group key 'cpu' named twice");
+	done(&r);
+	r = run("synth", "add", "s0", "value", "size", "period", "1s",
+		"stream", "s");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "missing 'probe PROBE'");
+	done(&r);
+	r = run("synth", "add", "s0", "probe", "p", "value", "size",
+		"period", "1s");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "missing 'stream STREAM'");
+	done(&r);
+	r = run("synth", "add", "s0", "probe", "p", "value", "size",
+		"stream", "s");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "missing 'period DURATION'");
+	done(&r);
+	r = run("synth", "show", "s0", "values", "socket", "1");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "bad key 'socket'");
+	done(&r);
+	r = run("synth", "show", "s0", "values", "pid");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "key 'pid' needs a value");
+	done(&r);
+	r = run("synth", "del", "s0", "extra");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	done(&r);
+	r = run("synth", "help");
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "GROUP    := { event | cpu | id | pid | tgid | cgroup }");
+	done(&r);
+}
+
 /* This host has no MAGNET: exit 4 and say so (skipped where loaded). */
 static void test_not_loaded(void **state)
 {
@@ -435,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_json_error),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_filter_arguments),
+		cmocka_unit_test(test_synth_arguments),
 		cmocka_unit_test(test_not_loaded),
 		cmocka_unit_test(test_record_missing_stream_file),
 		cmocka_unit_test(test_dump_text),

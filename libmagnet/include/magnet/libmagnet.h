@@ -171,6 +171,107 @@ LIBMAGNET_API int magnet_filter_get(struct magnet_ctl *h, const char *name,
 LIBMAGNET_API int magnet_filter_list(struct magnet_ctl *h, magnet_filter_cb cb,
 				     void *ctx);
 
+/*
+ * Synthesizers (docs/SYNTH.md): statistics of a quantity of one probe's
+ * events per key and period, written as SYNTH records into @stream.
+ * Probe by @probe name, or by @probe_id when @has_probe_id.  @keys says
+ * which match keys are given (MAGNET_FILTER_KEY_*, no EVENT), @group
+ * which keys statistics are kept per (MAGNET_SYNTH_K_*).  @period_ns
+ * and @max_keys 0: the kernel's refusal / default.  Counters and
+ * @start_ns are filled by magnet_synth_get()/magnet_synth_list() only.
+ */
+struct magnet_synth_info {
+	char name[MAGNET_NAME_MAX];
+	char probe[MAGNET_NAME_MAX];
+	__u32 probe_id;
+	bool has_probe_id;
+	__u32 keys;			/* MAGNET_FILTER_KEY_* (match) */
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u64 abstract_id;
+	__u64 cgroup;
+	__u32 group;			/* MAGNET_SYNTH_K_* */
+	__u32 quantity;			/* enum magnet_synth_quantity */
+	__u32 field_offset;
+	__u32 field_width;
+	__u64 period_ns;
+	char stream[MAGNET_NAME_MAX];
+	__u32 max_keys;
+	/* filled by get/list */
+	__u32 nr_keys;
+	__u64 start_ns;			/* period 0 starts here */
+	__u64 matched;
+	__u64 overflow;			/* events of keys beyond max_keys */
+	__u64 shrt;			/* events without the field */
+	__u64 nmi;
+	__u64 reordered;
+	__u64 late;
+	__u64 records;			/* SYNTH records written */
+	__u64 records_lost;
+};
+
+/*
+ * One key's open-period values (count 0 when the key had no event in
+ * the current period yet) and totals since creation.  Key fields not in
+ * @group are 0.  @mean_d/@variance_d: magnet_synth_moments() of them.
+ */
+struct magnet_synth_value {
+	char name[MAGNET_NAME_MAX];
+	__u32 group;
+	__u32 quantity;
+	__u32 event;
+	__u32 cpu;
+	__u32 pid;
+	__u32 tgid;
+	__u64 abstract_id;
+	__u64 cgroup;
+	__u64 period_start;
+	__u64 count;
+	__u64 min;
+	__u64 max;
+	__u64 sum_lo, sum_hi;
+	__u64 sumsq_lo, sumsq_hi;
+	__u64 mean;			/* floor */
+	__u64 variance;			/* floor, population */
+	__u32 flags;			/* MAGNET_SYNTH_F_* */
+	__u64 total_count;
+	__u64 total_sum_lo, total_sum_hi;
+	double mean_d;
+	double variance_d;
+};
+
+typedef int (*magnet_synth_cb)(const struct magnet_synth_info *sy, void *ctx);
+typedef int (*magnet_synth_value_cb)(const struct magnet_synth_value *v,
+				     void *ctx);
+
+LIBMAGNET_API int magnet_synth_add(struct magnet_ctl *h,
+				   const struct magnet_synth_info *sy);
+LIBMAGNET_API int magnet_synth_del(struct magnet_ctl *h, const char *name);
+LIBMAGNET_API int magnet_synth_get(struct magnet_ctl *h, const char *name,
+				   struct magnet_synth_info *sy);
+LIBMAGNET_API int magnet_synth_list(struct magnet_ctl *h, magnet_synth_cb cb,
+				    void *ctx);
+/* Every key's values (a dump). */
+LIBMAGNET_API int magnet_synth_values(struct magnet_ctl *h, const char *name,
+				      magnet_synth_value_cb cb, void *ctx);
+/*
+ * One key's values: @key->group must be the synthesizer's group and the
+ * key fields it names set; -ENOENT when that key has had no event.
+ */
+LIBMAGNET_API int magnet_synth_value_get(struct magnet_ctl *h,
+					 const char *name,
+					 const struct magnet_synth_value *key,
+					 struct magnet_synth_value *out);
+/*
+ * Mean and population variance in double from exact moments (a SYNTH
+ * record's or a value's), without cancellation.  -EINVAL for count 0.
+ */
+LIBMAGNET_API int magnet_synth_moments(__u64 count, __u64 sum_lo,
+				       __u64 sum_hi, __u64 sumsq_lo,
+				       __u64 sumsq_hi, double *mean,
+				       double *variance);
+
 /* Names of enum values ("socket", "net", ...); "?" when unknown. */
 LIBMAGNET_API const char *magnet_layer_name(__u32 layer);
 LIBMAGNET_API const char *magnet_payload_name(__u32 payload);
@@ -207,6 +308,7 @@ enum magnet_rec_kind {
 	MAGNET_REC_EVENTDEF,	/* u.eventdef */
 	MAGNET_REC_NET,		/* u.net */
 	MAGNET_REC_FIELDS,	/* u.fields, described by magnet_payload_fields() */
+	MAGNET_REC_SYNTH,	/* u.synth */
 };
 
 /* Most fields of a table-described payload (MAGNET_REC_FIELDS). */
@@ -230,6 +332,7 @@ struct magnet_rec {
 		struct magnet_lost lost;
 		struct magnet_eventdef eventdef;
 		struct magnet_net_payload net;
+		struct magnet_synth_payload synth;
 		/*
 		 * MAGNET_REC_FIELDS: value of field i of
 		 * magnet_payload_fields(payload_type), host order, signed

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Synthesizers (docs/SYNTH.md): per key and per period, exact integer
+ * moments of a quantity of one point's events, computed on the fast path
+ * and written by magnetk as SYNTH records.
+ *
+ * Fast path (magnet_synth_feed(), interrupts off, rcu_read_lock_sched):
+ * each synthesizer of the point (an RCU list, at most MAGNET_SYNTHS_MAX)
+ * matches the event's keys, finds its key slot in a preallocated
+ * open-addressing table (lock-free lookup; an insertion takes the
+ * synthesizer's raw spinlock, at most max_keys times in its life) and
+ * updates the key's moments under the key's raw spinlock: a few dozen
+ * instructions, no allocation, no sleeping.  NMIs are only counted.
+ *
+ * Periods: period p covers [start + p P, start + (p + 1) P); an event
+ * belongs to the period of its timestamp, read once in __magnet_add().
+ * Each key holds the moments of its current period (@cur) and of one
+ * closed period magnetk has not emitted yet (@done); an event of a later
+ * period moves @cur to @done (merging, and flagging, only if magnetk
+ * fell more than a period behind).
+ *
+ * magnetk (magnet_synth_tick()) reads the clock, waits for every event
+ * that may have read an earlier time (synchronize_rcu(): events run in
+ * rcu_read_lock_sched sections with interrupts off) and emits every
+ * closed period.  Hence no event of an emitted period can still arrive.
+ */
+#include <linux/cgroup.h>
+#include <linux/hardirq.h>
+#include <linux/jhash.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include "synth.h"
+#include "compat.h"
+
+LIST_HEAD(magnet_synths);
+static unsigned int magnet_nr_synths;
+
+struct magnet_synth *magnet_synth_alloc(u32 max_keys)
+{
+	struct magnet_synth *sy = kzalloc(sizeof(*sy), GFP_KERNEL);
+	u32 i, hsize = roundup_pow_of_two(max_keys * 2);
+
+	if (!sy)
+		return NULL;
+	raw_spin_lock_init(&sy->ins_lock);
+	sy->max_keys = max_keys;
+	sy->hmask = hsize - 1;
+	sy->cnt = alloc_percpu(struct magnet_synth_cnt);
+	sy->slots = kvcalloc(hsize, sizeof(*sy->slots), GFP_KERNEL);
+	sy->keys = kvcalloc(max_keys, sizeof(*sy->keys), GFP_KERNEL);
+	if (!sy->cnt || !sy->slots || !sy->keys) {
+		magnet_synth_free(sy);
+		return NULL;
+	}
+	for (i = 0; i < max_keys; i++)
+		raw_spin_lock_init(&sy->keys[i].lock);
+	return sy;
+}
+
+/* @sy is unlinked (or never was) and no reader can see it. */
+void magnet_synth_free(struct magnet_synth *sy)
+{
+	if (!sy)
+		return;
+	if (sy->stream)
+		magnet_stream_put(sy->stream);
+	free_percpu(sy->cnt);
+	kvfree(sy->slots);
+	kvfree(sy->keys);
+	kfree(sy);
+}
+
+struct magnet_synth *magnet_synth_find(const char *name)
+{
+	struct magnet_synth *sy;
+
+	lockdep_assert_held(&magnet_db.lock);
+	list_for_each_entry(sy, &magnet_synths, node)
+		if (!strcmp(sy->name, name))
+			return sy;
+	return NULL;
+}
+
+unsigned int magnet_synth_count(void)
+{
+	return magnet_nr_synths;
+}
+
+u32 magnet_synth_nr_keys(struct magnet_synth *sy)
+{
+	/* pairs with the release in skey_get(): keys below are complete */
+	return smp_load_acquire(&sy->nr_keys);
+}
+
+void magnet_synth_read_cnt(struct magnet_synth *sy,
+			   struct magnet_synth_cnt *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		struct magnet_synth_cnt *c = per_cpu_ptr(sy->cnt, cpu);
+
+		sum->matched += READ_ONCE(c->matched);
+		sum->overflow += READ_ONCE(c->overflow);
+		sum->shrt += READ_ONCE(c->shrt);
+		sum->nmi += READ_ONCE(c->nmi);
+		sum->reordered += READ_ONCE(c->reordered);
+		sum->late += READ_ONCE(c->late);
+	}
+}
+
+/* ---- key table --------------------------------------------------------- */
+
+static u32 skey_hash(const struct magnet_fkey *k)
+{
+	u32 w[8] = {
+		k->event, k->cpu, k->pid, k->tgid,
+		(u32)k->abstract_id, (u32)(k->abstract_id >> 32),
+		(u32)k->cgroup, (u32)(k->cgroup >> 32),
+	};
+
+	return jhash2(w, ARRAY_SIZE(w), 0x6d61676e);
+}
+
+static bool skey_eq(const struct magnet_fkey *a, const struct magnet_fkey *b)
+{
+	return a->event == b->event && a->cpu == b->cpu && a->pid == b->pid &&
+	       a->tgid == b->tgid && a->abstract_id == b->abstract_id &&
+	       a->cgroup == b->cgroup;
+}
+
+/* Slot of @k: its index + 1, or 0 (and *@free the empty slot) if absent. */
+static u32 skey_lookup(struct magnet_synth *sy, const struct magnet_fkey *k,
+		      u32 h, u32 *free)
+{
+	u32 i, pos, idx;
+
+	for (i = 0; i <= sy->hmask; i++) {
+		pos = (h + i) & sy->hmask;
+		/* pairs with smp_store_release() in skey_get() */
+		idx = smp_load_acquire(&sy->slots[pos]);
+		if (!idx) {
+			*free = pos;
+			return 0;
+		}
+		if (skey_eq(&sy->keys[idx - 1].key, k))
+			return idx;
+	}
+	*free = ~0u;	/* cannot happen: the table is at most half full */
+	return 0;
+}
+
+/* The key's state, created on first sight; NULL when all slots are used. */
+static struct magnet_synth_key *skey_get(struct magnet_synth *sy,
+					const struct magnet_fkey *k, u64 p)
+{
+	struct magnet_synth_key *e = NULL;
+	u32 h = skey_hash(k), idx, free;
+
+	idx = skey_lookup(sy, k, h, &free);
+	if (likely(idx))
+		return &sy->keys[idx - 1];
+	raw_spin_lock(&sy->ins_lock);
+	idx = skey_lookup(sy, k, h, &free);
+	if (idx) {
+		e = &sy->keys[idx - 1];
+	} else if (sy->nr_keys < sy->max_keys && free != ~0u) {
+		e = &sy->keys[sy->nr_keys];
+		e->key = *k;
+		e->cp = p;
+		magnet_moments_reset(&e->cur);
+		magnet_moments_reset(&e->done);
+		/* the key is complete before anyone can find it */
+		smp_store_release(&sy->slots[free], sy->nr_keys + 1);
+		/* for magnetk's and the queries' walks over keys[] */
+		smp_store_release(&sy->nr_keys, sy->nr_keys + 1);
+	}
+	raw_spin_unlock(&sy->ins_lock);
+	return e;
+}
+
+/* ---- fast path: interrupts off, rcu_read_lock_sched ---------------------- */
+
+static u64 synth_cgroup_id(void)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(current));
+	rcu_read_unlock();
+	return id;
+#else
+	return 0;
+#endif
+}
+
+static void synth_account(struct magnet_synth *sy, const struct magnet_fkey *ev,
+			  u16 len, const void *payload, u64 now)
+{
+	struct magnet_fkey k = { .mask = sy->group };
+	struct magnet_synth_key *e;
+	u64 x = 0, p;
+	u32 g = sy->group;
+
+	if (sy->quantity == MAGNET_SYNTH_Q_FIELD) {
+		if (sy->off + sy->width > len) {
+			this_cpu_inc(sy->cnt->shrt);
+			return;
+		}
+		x = magnet_synth_field(payload, sy->off, sy->width);
+	} else if (sy->quantity == MAGNET_SYNTH_Q_SIZE) {
+		x = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
+	}
+	if (g & MAGNET_SYNTH_K_EVENT)
+		k.event = ev->event;
+	if (g & MAGNET_SYNTH_K_CPU)
+		k.cpu = ev->cpu;
+	if (g & MAGNET_SYNTH_K_AID)
+		k.abstract_id = ev->abstract_id;
+	if (g & MAGNET_SYNTH_K_PID)
+		k.pid = ev->pid;
+	if (g & MAGNET_SYNTH_K_TGID)
+		k.tgid = ev->tgid;
+	if (g & MAGNET_SYNTH_K_CGROUP)
+		k.cgroup = ev->cgroup;
+	p = magnet_synth_period_of(now, sy->start, sy->period);
+	e = skey_get(sy, &k, p);
+	if (unlikely(!e)) {
+		this_cpu_inc(sy->cnt->overflow);
+		return;
+	}
+
+	raw_spin_lock(&e->lock);
+	if (sy->quantity == MAGNET_SYNTH_Q_INTERVAL) {
+		if (!e->has_last) {
+			/* the key's first event: the reference, no sample */
+			e->has_last = true;
+			e->last_ts = now;
+			goto out;
+		}
+		if (unlikely(now < e->last_ts)) {
+			/* two CPUs raced on one key: no sample, counted */
+			this_cpu_inc(sy->cnt->reordered);
+			goto out;
+		}
+		x = now - e->last_ts;
+		e->last_ts = now;
+	}
+	if (p > e->cp) {
+		if (e->cur.count) {
+			if (e->done_valid) {
+				/* magnetk is more than a period behind */
+				magnet_moments_merge(&e->done, &e->cur);
+				e->dp_last = e->cp;
+			} else {
+				e->done = e->cur;
+				e->dp_first = e->cp;
+				e->dp_last = e->cp;
+				e->done_valid = true;
+			}
+			magnet_moments_reset(&e->cur);
+		}
+		e->cp = p;
+	} else if (unlikely(p < e->cp)) {
+		/* its period was emitted already: counted in the open one */
+		this_cpu_inc(sy->cnt->late);
+	}
+	magnet_moments_add(&e->cur, x);
+	e->total_count++;
+	if (e->total_sum_lo + x < e->total_sum_lo)
+		e->total_sum_hi++;
+	e->total_sum_lo += x;
+out:
+	raw_spin_unlock(&e->lock);
+}
+
+void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
+		       const void *payload, u16 len, u64 now)
+{
+	struct magnet_fkey ev = {
+		.event = pt->id,
+		.cpu = raw_smp_processor_id(),
+		.abstract_id = abstract_id,
+	};
+	struct magnet_synth *sy;
+	bool task = in_task(), cg = false;
+
+	if (task) {
+		ev.pid = current->pid;
+		ev.tgid = current->tgid;
+	}
+	hlist_for_each_entry_rcu(sy, &pt->synths, pnode) {
+		if (unlikely(in_nmi())) {
+			this_cpu_inc(sy->cnt->nmi);
+			continue;
+		}
+		if (unlikely((sy->match.mask | sy->group) & MAGNET_FK_CGROUP) &&
+		    !cg) {
+			ev.cgroup = task ? synth_cgroup_id() : 0;
+			cg = true;
+		}
+		/* exactly the events of [start, end): see insert/remove */
+		if (now < READ_ONCE(sy->start) || now >= READ_ONCE(sy->end))
+			continue;
+		if (!magnet_fkey_match(&sy->match, &ev))
+			continue;
+		this_cpu_inc(sy->cnt->matched);
+		synth_account(sy, &ev, len, payload, now);
+	}
+}
+
+/* ---- emission (magnetk, db.lock) --------------------------------------- */
+
+static void synth_emit(struct magnet_synth *sy, struct magnet_synth_key *e,
+		       const struct magnet_moments *m, u64 first, u64 last,
+		       u64 end, u32 flags)
+{
+	struct magnet_synth_payload rec = { };
+	u32 dflags;
+
+	strscpy(rec.name, sy->name, sizeof(rec.name));
+	rec.period_start = sy->start + first * sy->period;
+	rec.period_end = end ?: sy->start + (last + 1) * sy->period;
+	rec.count = m->count;
+	rec.min = m->min;
+	rec.max = m->max;
+	rec.sum_lo = m->sum_lo;
+	rec.sum_hi = m->sum_hi;
+	rec.sumsq_lo = m->sq_lo;
+	rec.sumsq_hi = m->sq_hi;
+	dflags = magnet_moments_derive(m, &rec.mean, &rec.variance, NULL,
+				       NULL);
+	rec.cgroup = e->key.cgroup;
+	rec.abstract_id = e->key.abstract_id;
+	rec.event = e->key.event;
+	rec.cpu = e->key.cpu;
+	rec.pid = e->key.pid;
+	rec.tgid = e->key.tgid;
+	rec.group = sy->group;
+	rec.flags = flags | dflags | (last > first ? MAGNET_SYNTH_F_MERGED : 0);
+	rec.quantity = sy->quantity;
+	if (magnet_write_core(sy->stream, MAGNET_EVENT_SYNTH,
+			      rec.abstract_id, &rec, sizeof(rec)))
+		sy->records++;
+	else
+		sy->records_lost++;
+}
+
+/*
+ * Emit every period of @sy before period @pnow (all of them when
+ * @final: the open one flagged PARTIAL, ending at @now).  Every event
+ * that read a clock value before @now has finished (the caller waited).
+ */
+static void synth_harvest(struct magnet_synth *sy, u64 now, bool final)
+{
+	u64 pnow = magnet_synth_period_of(now, sy->start, sy->period);
+	u32 i, n = magnet_synth_nr_keys(sy);
+	struct magnet_moments done, cur;
+	u64 df, dl, cp;
+	bool have_done, have_cur;
+	unsigned long flags;
+
+	for (i = 0; i < n; i++) {
+		struct magnet_synth_key *e = &sy->keys[i];
+
+		raw_spin_lock_irqsave(&e->lock, flags);
+		/* a merged @done may reach past @now: it waits then */
+		have_done = e->done_valid && (final || e->dp_last < pnow);
+		if (have_done) {
+			done = e->done;
+			df = e->dp_first;
+			dl = e->dp_last;
+			e->done_valid = false;
+			magnet_moments_reset(&e->done);
+		}
+		have_cur = e->cur.count && (final || e->cp < pnow);
+		if (have_cur) {
+			cur = e->cur;
+			cp = e->cp;
+			magnet_moments_reset(&e->cur);
+			if (e->cp < pnow)
+				e->cp = pnow;
+		}
+		raw_spin_unlock_irqrestore(&e->lock, flags);
+		if (have_done)
+			synth_emit(sy, e, &done, df, dl, 0, 0);
+		if (have_cur)
+			synth_emit(sy, e, &cur, cp, cp,
+				   cp >= pnow ? now : 0,
+				   cp >= pnow ? MAGNET_SYNTH_F_PARTIAL : 0);
+		cond_resched();
+	}
+}
+
+static void synth_set_due(struct magnet_synth *sy, u64 now)
+{
+	u64 pnow = magnet_synth_period_of(now, sy->start, sy->period);
+
+	sy->next_due = sy->start + (pnow + 1) * sy->period;
+}
+
+/*
+ * magnetk's periodic work: emit the closed periods of every synthesizer
+ * whose period ended.  Returns the jiffies until the next period ends
+ * (MAX_SCHEDULE_TIMEOUT when there is no synthesizer).
+ */
+long magnet_synth_tick(void)
+{
+	struct magnet_synth *sy;
+	u64 now, next = U64_MAX;
+	bool due = false;
+
+	mutex_lock(&magnet_db.lock);
+	now = ktime_get_mono_fast_ns();
+	list_for_each_entry(sy, &magnet_synths, node)
+		if (now >= sy->next_due)
+			due = true;
+	if (due) {
+		/*
+		 * Every event that read a time before @now has finished.
+		 * Expedited: a normal grace period can take longer than a
+		 * short period, and magnetk would fall behind (MERGED).
+		 */
+		synchronize_rcu_expedited();
+		list_for_each_entry(sy, &magnet_synths, node) {
+			if (now < sy->next_due)
+				continue;
+			synth_harvest(sy, now, false);
+			synth_set_due(sy, now);
+		}
+	}
+	list_for_each_entry(sy, &magnet_synths, node)
+		next = min(next, sy->next_due);
+	mutex_unlock(&magnet_db.lock);
+	if (next == U64_MAX)
+		return MAX_SCHEDULE_TIMEOUT;
+	now = ktime_get_mono_fast_ns();
+	if (next <= now)
+		return 1;
+	/* one jiffy late rather than early */
+	return nsecs_to_jiffies(next - now) + 1;
+}
+
+/* ---- creation and removal (magnetk, db.lock) ------------------------- */
+
+/*
+ * Link @sy; it counts exactly the events whose timestamp is at least
+ * @start: @start is read after every event that could have missed the
+ * link has finished (the events before it are ignored by the check in
+ * magnet_synth_feed()).
+ */
+int magnet_synth_insert(struct magnet_synth *sy,
+			struct netlink_ext_ack *extack)
+{
+	int err;
+
+	lockdep_assert_held(&magnet_db.lock);
+	sy->start = U64_MAX;
+	sy->end = U64_MAX;
+	hlist_add_head_rcu(&sy->pnode, &sy->pt->synths);
+	err = magnet_db_point_get(sy->pt);
+	if (err) {
+		hlist_del_rcu(&sy->pnode);
+		synchronize_rcu();
+		magnet_set_err(extack, NULL,
+			       "probe '%s': attaching %s failed (%d)",
+			       sy->pt->desc->name,
+			       sy->pt->desc->hook ?: "its hook", err);
+		return err;
+	}
+	synchronize_rcu();
+	WRITE_ONCE(sy->start, ktime_get_mono_fast_ns());
+	synth_set_due(sy, sy->start);
+	list_add_tail(&sy->node, &magnet_synths);
+	magnet_nr_synths++;
+	return 0;
+}
+
+/*
+ * Close @sy at @end: it counted exactly the events of [start, end).  Wait
+ * for those still running, emit what it holds (the open period flagged
+ * PARTIAL, ending at @end) into its stream, unlink and free it.
+ */
+void magnet_synth_remove(struct magnet_synth *sy)
+{
+	u64 end;
+
+	lockdep_assert_held(&magnet_db.lock);
+	end = ktime_get_mono_fast_ns();
+	WRITE_ONCE(sy->end, end);
+	synchronize_rcu();
+	synth_harvest(sy, end, true);
+	hlist_del_rcu(&sy->pnode);
+	list_del(&sy->node);
+	magnet_nr_synths--;
+	magnet_db_point_put(sy->pt);
+	synchronize_rcu();
+	magnet_synth_free(sy);
+}
+
+void magnet_synths_stream_gone(struct magnet_stream *s)
+{
+	struct magnet_synth *sy, *tmp;
+
+	lockdep_assert_held(&magnet_db.lock);
+	list_for_each_entry_safe(sy, tmp, &magnet_synths, node)
+		if (sy->stream == s)
+			magnet_synth_remove(sy);
+}
+
+void magnet_synths_point_gone(struct magnet_point *pt)
+{
+	struct magnet_synth *sy, *tmp;
+
+	lockdep_assert_held(&magnet_db.lock);
+	list_for_each_entry_safe(sy, tmp, &magnet_synths, node)
+		if (sy->pt == pt)
+			magnet_synth_remove(sy);
+}
+
+void magnet_synths_teardown(void)
+{
+	struct magnet_synth *sy, *tmp;
+
+	lockdep_assert_held(&magnet_db.lock);
+	list_for_each_entry_safe(sy, tmp, &magnet_synths, node)
+		magnet_synth_remove(sy);
+}
+
+/* ---- queries (db.lock) ------------------------------------------------- */
+
+int magnet_synth_key_find(struct magnet_synth *sy, const struct magnet_fkey *k)
+{
+	u32 free;
+
+	return (int)skey_lookup(sy, k, skey_hash(k), &free) - 1;
+}
+
+/*
+ * Key @i's open-period values (zero when its period has ended: those
+ * wait for magnetk) and its totals, in @out; @open_start the open
+ * period's start.
+ */
+void magnet_synth_key_values(struct magnet_synth *sy, u32 i,
+			     struct magnet_synth_key *out, u64 *open_start)
+{
+	struct magnet_synth_key *e = &sy->keys[i];
+	u64 pnow = magnet_synth_period_of(ktime_get_mono_fast_ns(),
+					  sy->start, sy->period);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&e->lock, flags);
+	out->key = e->key;
+	out->cp = e->cp;
+	out->total_count = e->total_count;
+	out->total_sum_lo = e->total_sum_lo;
+	out->total_sum_hi = e->total_sum_hi;
+	if (e->cp >= pnow)
+		out->cur = e->cur;
+	else
+		magnet_moments_reset(&out->cur);
+	raw_spin_unlock_irqrestore(&e->lock, flags);
+	*open_start = sy->start + pnow * sy->period;
+}
