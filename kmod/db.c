@@ -130,6 +130,26 @@ struct magnet_point *magnet_point_register(const struct magnet_point_desc *desc,
 }
 EXPORT_SYMBOL_GPL(magnet_point_register);
 
+/* A consumer more for @pt's hook: attach it on the first; db.lock held. */
+static int point_hook_get(struct magnet_point *pt)
+{
+	int err;
+
+	if (pt->hook_users++)
+		return 0;
+	err = pt->desc->ops->enable(pt);
+	if (err)
+		pt->hook_users--;
+	return err;
+}
+
+/* ... and one less: detach it with the last (waits for its handlers). */
+static void point_hook_put(struct magnet_point *pt)
+{
+	if (!WARN_ON_ONCE(!pt->hook_users) && !--pt->hook_users)
+		pt->desc->ops->disable(pt);
+}
+
 /* Detach @pt from its stream; db.lock held.  No handler runs afterwards. */
 void magnet_db_point_disable(struct magnet_point *pt)
 {
@@ -138,7 +158,7 @@ void magnet_db_point_disable(struct magnet_point *pt)
 	s = rcu_dereference_protected(pt->stream, db_locked());
 	if (!s)
 		return;
-	pt->desc->ops->disable(pt);
+	point_hook_put(pt);
 	RCU_INIT_POINTER(pt->stream, NULL);
 	/* magnet_add() runs under rcu_read_lock_sched */
 	synchronize_rcu();
@@ -163,7 +183,7 @@ int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
 	}
 	magnet_stream_get(s);
 	rcu_assign_pointer(pt->stream, s);
-	err = pt->desc->ops->enable(pt);
+	err = point_hook_get(pt);
 	if (err) {
 		RCU_INIT_POINTER(pt->stream, NULL);
 		synchronize_rcu();
@@ -178,13 +198,85 @@ int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
 	return 0;
 }
 
+/* Replace @pt's taps by @old plus @add, or minus @del; db.lock held. */
+static int point_taps_set(struct magnet_point *pt, struct magnet_stream *add,
+			  struct magnet_stream *del)
+{
+	struct magnet_taps *old, *t = NULL;
+	unsigned int i, n;
+
+	old = rcu_dereference_protected(pt->taps, db_locked());
+	n = (old ? old->n : 0) + (add ? 1 : 0) - (del ? 1 : 0);
+	if (n) {
+		/* removal must not fail: a few bytes, never more than before */
+		t = kzalloc(struct_size(t, s, n),
+			    del ? GFP_KERNEL | __GFP_NOFAIL : GFP_KERNEL);
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; old && i < old->n; i++)
+			if (old->s[i] != del)
+				t->s[t->n++] = old->s[i];
+		if (add)
+			t->s[t->n++] = add;
+	}
+	rcu_assign_pointer(pt->taps, t);
+	/* magnet_add() runs under rcu_read_lock_sched: none sees @old after */
+	synchronize_rcu();
+	kfree(old);
+	return 0;
+}
+
+/*
+ * Feed @pt's events to @s too (an in-kernel consumer's stream, which the
+ * caller keeps alive until magnet_db_point_untap()); the hook is attached
+ * if the point was not enabled.  db.lock held.
+ */
+int magnet_db_point_tap(struct magnet_point *pt, struct magnet_stream *s,
+			struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = point_taps_set(pt, s, NULL);
+	if (err) {
+		magnet_set_err(extack, NULL, "out of memory");
+		return err;
+	}
+	err = point_hook_get(pt);
+	if (err) {
+		point_taps_set(pt, NULL, s);
+		magnet_set_err(extack, NULL,
+			       "probe '%s': attaching %s failed (%d)",
+			       pt->desc->name, pt->desc->hook ?: "its hook",
+			       err);
+	}
+	return err;
+}
+
+/* Stop feeding @s; no handler writes into it when this returns. */
+void magnet_db_point_untap(struct magnet_point *pt, struct magnet_stream *s)
+{
+	struct magnet_taps *old;
+	unsigned int i;
+
+	old = rcu_dereference_protected(pt->taps, db_locked());
+	for (i = 0; old && i < old->n; i++)
+		if (old->s[i] == s)
+			break;
+	if (!old || i == old->n)
+		return;
+	point_hook_put(pt);
+	point_taps_set(pt, NULL, s);
+}
+
 static int do_unregister(void *arg)
 {
 	struct magnet_point *pt = arg;
 
 	/* the owner's exit calls us: its hooks are still there to detach */
 	mutex_lock(&magnet_db.lock);
+	magnet_corrs_point_gone(pt);
 	magnet_db_point_disable(pt);
+	WARN_ON(pt->hook_users);
 	list_del(&pt->node);
 	idr_remove(&magnet_ids, pt->id);
 	magnet_db.nr_points--;
@@ -256,6 +348,8 @@ static void magnet_db_stream_kill(struct magnet_stream *s)
 			magnet_db_point_disable(pt);
 	}
 	magnet_filters_stream_gone(s);
+	/* correlators writing into @s: their last records go in first */
+	magnet_corrs_stream_gone(s);
 	/* losses up to now reach the readers, who drain and then see EOF */
 	magnet_stream_flush(s);
 	magnetfs_remove_stream(s);
@@ -287,6 +381,7 @@ void magnet_db_teardown(void)
 	struct magnet_stream *s, *tmp;
 
 	mutex_lock(&magnet_db.lock);
+	magnet_corrs_teardown();
 	list_for_each_entry_safe(s, tmp, &magnet_db.streams, node)
 		magnet_db_stream_kill(s);
 	magnet_filters_teardown();

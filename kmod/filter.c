@@ -246,7 +246,7 @@ static void filter_refuse(struct magnet_filter *f)
  * Returns false when no filter matches: the caller writes it to @s.
  */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
-		       u64 abstract_id, const void *payload, u16 len)
+		       u64 abstract_id, const void *payload, u16 len, u64 ts)
 {
 	struct magnet_filter *f;
 	unsigned int i;
@@ -273,9 +273,10 @@ bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 	}
 	this_cpu_inc(f->cnt->delivered);
 	if (!f->nr_streams)
-		magnet_write(pt, s, abstract_id, payload, len);
+		magnet_write_at(pt, s, abstract_id, payload, len, ts);
 	for (i = 0; i < f->nr_streams; i++)
-		magnet_write(pt, f->streams[i], abstract_id, payload, len);
+		magnet_write_at(pt, f->streams[i], abstract_id, payload, len,
+				ts);
 	return true;
 refuse:
 	filter_refuse(f);

@@ -4,8 +4,9 @@
  * database (registration of points by probe modules, enable/disable and
  * stream management requested over netlink) runs here, one at a time, in
  * the order it was asked for.  Callers sleep until their request is done
- * and get its result.  Later: synthesizers and correlating filters that
- * traverse streams run here as periodic work.
+ * and get its result.  Between requests it runs the periodic work of the
+ * correlators (kmod/corr.c), which traverse their streams with the kernel
+ * reader (magnetfs/kreader.c).
  */
 #include <linux/kthread.h>
 #include <linux/completion.h>
@@ -44,14 +45,18 @@ static int magnetk_thread(void *unused)
 {
 	struct magnetk_req *req;
 
+	long tmo = MAX_SCHEDULE_TIMEOUT;
+
 	while (!kthread_should_stop()) {
-		wait_event_interruptible(magnetk_wq,
-					 !list_empty_careful(&magnetk_queue) ||
-					 kthread_should_stop());
+		wait_event_interruptible_timeout(magnetk_wq,
+						 !list_empty_careful(&magnetk_queue) ||
+						 kthread_should_stop(), tmo);
 		while ((req = magnetk_dequeue())) {
 			req->ret = req->fn(req->arg);
 			complete(&req->done);
 		}
+		/* periodic work: the correlators drain their streams */
+		tmo = magnet_corrs_tick();
 	}
 	return 0;
 }

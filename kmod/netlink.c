@@ -24,6 +24,8 @@ static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 							     magnet_filter_policy),
 	[MAGNET_A_KPROBE]		= _NLA_POLICY_NESTED(MAGNET_KPROBE_A_MAX,
 							     magnet_kprobe_policy),
+	[MAGNET_A_CORR]			= _NLA_POLICY_NESTED(MAGNET_CORR_A_MAX,
+							     magnet_corr_policy),
 };
 
 enum {
@@ -504,6 +506,21 @@ static const struct genl_small_ops magnet_genl_ops[] = {
 		.cmd	= MAGNET_CMD_FILTER_GET,
 		.doit	= magnet_nl_filter_get,
 		.dumpit	= magnet_nl_filter_dump,
+	},
+	{
+		.cmd	= MAGNET_CMD_CORR_NEW,
+		.doit	= magnet_nl_corr_new,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_CORR_DEL,
+		.doit	= magnet_nl_corr_del,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_CORR_GET,
+		.doit	= magnet_nl_corr_get,
+		.dumpit	= magnet_nl_corr_dump,
 	},
 	{
 		.cmd	= MAGNET_CMD_KPROBE_NEW,

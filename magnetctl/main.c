@@ -97,6 +97,8 @@ static void usage(FILE *f)
 		"       magnetctl dump FILE\n"
 		"       magnetctl filter { add NAME [KEY VALUE]... ACTION | del NAME | list |\n"
 		"                          show NAME }\n"
+		"       magnetctl correlate { add NAME chain P1,P2[|P2b],... window DURATION\n"
+		"                             stream STREAM | del NAME | list | show NAME }\n"
 		"OPTIONS := { -j|--json | -p|--pretty | -h|--help | -V|--version }\n"
 		"PROBE   := { NAME | ID | all }\n"
 		"Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded\n");
@@ -117,6 +119,7 @@ static const struct mc_cmd objects[] = {
 	{ "record",	do_record },
 	{ "dump",	do_dump },
 	{ "filter",	do_filter },
+	{ "correlate",	do_correlate },
 	{ "help",	do_help },
 	{ NULL,		NULL },
 };

@@ -23,6 +23,7 @@
 
 struct magnet_stream;
 struct magnet_point;
+struct magnet_taps;
 struct module;
 
 struct magnet_point_ops {
@@ -53,6 +54,9 @@ struct magnet_point {
 	/* core-private below */
 	struct list_head node;
 	u64 __percpu *hits;		/* events offered while enabled */
+	/* in-kernel consumers (correlators): also fed, with or without @stream */
+	struct magnet_taps __rcu *taps;
+	unsigned int hook_users;	/* hook attached while > 0 (db.lock) */
 };
 
 /*
@@ -84,7 +88,8 @@ void magnet_add_lost(struct magnet_point *pt, u64 n);
 
 static __always_inline bool magnet_point_enabled(const struct magnet_point *pt)
 {
-	return rcu_access_pointer(pt->stream) != NULL;
+	return rcu_access_pointer(pt->stream) != NULL ||
+	       rcu_access_pointer(pt->taps) != NULL;
 }
 
 static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
@@ -94,7 +99,8 @@ static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
 
 	rcu_read_lock_sched_notrace();
 	s = rcu_dereference_sched(pt->stream);
-	if (s)
+	/* @s may be NULL when only an in-kernel consumer taps the point */
+	if (s || unlikely(rcu_access_pointer(pt->taps)))
 		__magnet_add(pt, s, abstract_id, payload, len);
 	rcu_read_unlock_sched_notrace();
 }
@@ -114,8 +120,9 @@ static __always_inline bool magnet_wants(struct magnet_point *pt,
 {
 	if (!magnet_point_enabled(pt))
 		return false;
-	if (likely(!READ_ONCE(magnet_filters_active)))
-		return true;
+	if (likely(!READ_ONCE(magnet_filters_active)) ||
+	    rcu_access_pointer(pt->taps))
+		return true;	/* filters decide in magnet_add() */
 	return __magnet_wants(pt, abstract_id);
 }
 
