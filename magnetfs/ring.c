@@ -250,6 +250,7 @@ const struct magnet_rec_hdr *magnet_ring_peek(struct magnet_ring *r)
 void magnet_ring_consume(struct magnet_ring *r,
 			 const struct magnet_rec_hdr *h)
 {
+	/* acquire: a closed sub-buffer's end is final (ring_switch()) */
 	unsigned long wseq = smp_load_acquire(&r->wseq);
 
 	r->roff += h->size;
