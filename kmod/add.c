@@ -32,10 +32,14 @@ static __always_inline void magnet_kick_reader(struct magnet_stream *s,
 		irq_work_queue(&r->wake);
 }
 
-/* Write one record into this CPU's ring of @s; false when dropped. */
+/*
+ * Write one record into this CPU's ring of @s; false when dropped.  @who,
+ * when set, is the pid and tgid the record names instead of the current
+ * task's (core records written by magnetk about some other task).
+ */
 static bool __magnet_write(struct magnet_stream *s, u16 event,
 			   u64 abstract_id, const void *payload, u16 len,
-			   u64 now)
+			   u64 now, const u32 *who)
 {
 	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
 	struct magnet_ring *r;
@@ -59,6 +63,10 @@ static bool __magnet_write(struct magnet_stream *s, u16 event,
 		return false;
 	}
 	magnet_rec_fill_hdr(rec, size, event, abstract_id, now);
+	if (who) {
+		((struct magnet_rec_hdr *)rec)->pid = who[0];
+		((struct magnet_rec_hdr *)rec)->tgid = who[1];
+	}
 	memcpy(rec + MAGNET_REC_HDR_SIZE, payload, len);
 	memset(rec + MAGNET_REC_HDR_SIZE + len, 0,
 	       size - MAGNET_REC_HDR_SIZE - len);
@@ -77,35 +85,42 @@ static bool __magnet_write(struct magnet_stream *s, u16 event,
 void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
 		  u64 abstract_id, const void *payload, u16 len, u64 now)
 {
-	__magnet_write(s, pt->id, abstract_id, payload, len, now);
+	__magnet_write(s, pt->id, abstract_id, payload, len, now, NULL);
 }
 
-/* A core record (SYNTH) written by magnetk. */
+/*
+ * A core record (SYNTH, CORR) written by magnetk, about the task @pid /
+ * @tgid (0: none); same accounting as an event.
+ */
 bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
-		       const void *payload, u16 len)
+		       u32 pid, u32 tgid, const void *payload, u16 len)
 {
+	const u32 who[2] = { pid, tgid };
 	unsigned long flags;
 	bool ok;
 
 	local_irq_save(flags);
 	ok = __magnet_write(s, event, abstract_id, payload, len,
-			    ktime_get_mono_fast_ns());
+			    ktime_get_mono_fast_ns(), who);
 	local_irq_restore(flags);
 	return ok;
 }
 
 /*
- * @s is the point's stream, its default route (NULL when only
- * synthesizers read the point); filters (kmod/filter.c) may drop, sample
+ * @s is the point's stream, its default route (NULL when only in-kernel
+ * consumers read the point); filters (kmod/filter.c) may drop, sample
  * or redirect the event before anything is copied.  The timestamp is
- * read once, with interrupts off: the synthesizers (kmod/synth.c) and
- * every record of this event use the same value, so a full trace and the
- * SYNTH records agree exactly.
+ * read once, with interrupts off: the synthesizers (kmod/synth.c), the
+ * correlators' taps (kmod/corr.c) and every record of this event use the
+ * same value, so a full trace, the SYNTH records and the correlations
+ * agree exactly, and each ring still receives its records in time order.
  */
 void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 		  u64 abstract_id, const void *payload, u16 len)
 {
+	struct magnet_taps *t;
 	unsigned long flags;
+	unsigned int i;
 	u64 now;
 
 	local_irq_save(flags);
@@ -118,6 +133,12 @@ void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 		    !magnet_filter_add(pt, s, abstract_id, payload, len, now))
 			magnet_write(pt, s, abstract_id, payload, len, now);
 	}
+	/* in-kernel consumers get every event, whatever the filters say */
+	t = rcu_dereference_sched(pt->taps);
+	if (unlikely(t))
+		for (i = 0; i < t->n; i++)
+			magnet_write(pt, t->s[i], abstract_id, payload, len,
+				     now);
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__magnet_add);

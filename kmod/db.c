@@ -210,6 +210,76 @@ int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
 	return 0;
 }
 
+/* Replace @pt's taps by @old plus @add, or minus @del; db.lock held. */
+static int point_taps_set(struct magnet_point *pt, struct magnet_stream *add,
+			  struct magnet_stream *del)
+{
+	struct magnet_taps *old, *t = NULL;
+	unsigned int i, n;
+
+	old = rcu_dereference_protected(pt->taps, db_locked());
+	n = (old ? old->n : 0) + (add ? 1 : 0) - (del ? 1 : 0);
+	if (n) {
+		/* removal must not fail: a few bytes, never more than before */
+		t = kzalloc(struct_size(t, s, n),
+			    del ? GFP_KERNEL | __GFP_NOFAIL : GFP_KERNEL);
+		if (!t)
+			return -ENOMEM;
+		for (i = 0; old && i < old->n; i++)
+			if (old->s[i] != del)
+				t->s[t->n++] = old->s[i];
+		if (add)
+			t->s[t->n++] = add;
+	}
+	rcu_assign_pointer(pt->taps, t);
+	/* magnet_add() runs under rcu_read_lock_sched: none sees @old after */
+	synchronize_rcu();
+	kfree(old);
+	return 0;
+}
+
+/*
+ * Feed @pt's events to @s too (an in-kernel consumer's stream, which the
+ * caller keeps alive until magnet_db_point_untap()); the hook is attached
+ * if the point was not enabled.  db.lock held.
+ */
+int magnet_db_point_tap(struct magnet_point *pt, struct magnet_stream *s,
+			struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = point_taps_set(pt, s, NULL);
+	if (err) {
+		magnet_set_err(extack, NULL, "out of memory");
+		return err;
+	}
+	err = magnet_db_point_get(pt);
+	if (err) {
+		point_taps_set(pt, NULL, s);
+		magnet_set_err(extack, NULL,
+			       "probe '%s': attaching %s failed (%d)",
+			       pt->desc->name, pt->desc->hook ?: "its hook",
+			       err);
+	}
+	return err;
+}
+
+/* Stop feeding @s; no handler writes into it when this returns. */
+void magnet_db_point_untap(struct magnet_point *pt, struct magnet_stream *s)
+{
+	struct magnet_taps *old;
+	unsigned int i;
+
+	old = rcu_dereference_protected(pt->taps, db_locked());
+	for (i = 0; old && i < old->n; i++)
+		if (old->s[i] == s)
+			break;
+	if (!old || i == old->n)
+		return;
+	magnet_db_point_put(pt);
+	point_taps_set(pt, NULL, s);
+}
+
 static int do_unregister(void *arg)
 {
 	struct magnet_point *pt = arg;
@@ -217,6 +287,7 @@ static int do_unregister(void *arg)
 	/* the owner's exit calls us: its hooks are still there to detach */
 	mutex_lock(&magnet_db.lock);
 	magnet_synths_point_gone(pt);
+	magnet_corrs_point_gone(pt);
 	magnet_db_point_disable(pt);
 	WARN_ON(pt->users);
 	list_del(&pt->node);
@@ -292,6 +363,8 @@ static void magnet_db_stream_kill(struct magnet_stream *s)
 	magnet_filters_stream_gone(s);
 	/* synthesizers writing here go, their last records in the stream */
 	magnet_synths_stream_gone(s);
+	/* correlators writing into @s: their last records go in first */
+	magnet_corrs_stream_gone(s);
 	/* losses up to now reach the readers, who drain and then see EOF */
 	magnet_stream_flush(s);
 	magnetfs_remove_stream(s);
@@ -324,6 +397,7 @@ void magnet_db_teardown(void)
 
 	mutex_lock(&magnet_db.lock);
 	magnet_synths_teardown();
+	magnet_corrs_teardown();
 	list_for_each_entry_safe(s, tmp, &magnet_db.streams, node)
 		magnet_db_stream_kill(s);
 	magnet_filters_teardown();

@@ -39,8 +39,20 @@ struct magnet_stream {
 	spinlock_t lock;		/* @files, readers' notify bits; irq */
 	struct list_head files;		/* open files (magnetfs readers) */
 	atomic_t readers;
+	bool kreader;			/* a kernel reader has it; @lock */
 	struct dentry *dentry;		/* debugfs file */
 	struct dentry *mfs_dentry;	/* magnetfs file (fs.c), db.lock */
+};
+
+/*
+ * In-kernel consumers of a point (correlators' internal streams): an
+ * immutable array replaced under db.lock and read under RCU-sched by
+ * __magnet_add().
+ */
+struct magnet_taps {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct magnet_stream *s[];
 };
 
 /* The instrumentation database.  Mutated only by magnetk, under @lock. */
@@ -65,6 +77,9 @@ int magnet_db_stream_del(const char *name, struct netlink_ext_ack *extack);
 int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
 			   struct netlink_ext_ack *extack);
 void magnet_db_point_disable(struct magnet_point *pt);
+int magnet_db_point_tap(struct magnet_point *pt, struct magnet_stream *s,
+			struct netlink_ext_ack *extack);
+void magnet_db_point_untap(struct magnet_point *pt, struct magnet_stream *s);
 void magnet_db_teardown(void);
 int magnet_name_valid(const char *name);
 
@@ -83,11 +98,14 @@ u64 magnet_point_hits(struct magnet_point *pt);
 /* add.c: write one event into @s (no filtering), timestamp @now */
 void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
 		  u64 abstract_id, const void *payload, u16 len, u64 now);
-/* a core record (e.g. SYNTH) from process context; false: ring full */
+/*
+ * a core record (SYNTH, CORR) from process context, its header naming
+ * @pid/@tgid; false: ring full
+ */
 bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
-		       const void *payload, u16 len);
+		       u32 pid, u32 tgid, const void *payload, u16 len);
 
-/* filter.c */
+/* filter.c; @now as in magnet_write_at() */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 		       u64 abstract_id, const void *payload, u16 len,
 		       u64 now);
@@ -133,7 +151,7 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_kprobe_del(struct sk_buff *skb, struct genl_info *info);
 void magnet_kprobe_teardown(void);
 
-/* db.c: consumers of a point (a stream, synthesizers); hook on while > 0 */
+/* db.c: consumers of a point (a stream, synthesizers, taps); hook on while > 0 */
 int magnet_db_point_get(struct magnet_point *pt);
 void magnet_db_point_put(struct magnet_point *pt);
 
@@ -151,6 +169,17 @@ int magnet_nl_synth_new(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_synth_del(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_synth_get(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_synth_dump(struct sk_buff *skb, struct netlink_callback *cb);
+/* corr.c: correlators (docs/CORRELATE.md) */
+extern const struct nla_policy magnet_corr_policy[MAGNET_CORR_A_MAX + 1];
+int magnet_nl_corr_new(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_corr_del(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_corr_get(struct sk_buff *skb, struct genl_info *info);
+int magnet_nl_corr_dump(struct sk_buff *skb, struct netlink_callback *cb);
+void magnet_corrs_stream_gone(struct magnet_stream *s);
+void magnet_corrs_point_gone(struct magnet_point *pt);
+void magnet_corrs_teardown(void);
+/* magnetk: run the correlators; returns jiffies until the next run */
+long magnet_corrs_tick(void);
 
 /* status.c */
 int magnet_status_init(struct dentry *dir);

@@ -4,8 +4,10 @@
  * database (registration of points by probe modules, enable/disable and
  * stream management requested over netlink) runs here, one at a time, in
  * the order it was asked for.  Callers sleep until their request is done
- * and get its result.  The synthesizers' periodic emission of SYNTH
- * records (kmod/synth.c) runs here too, between requests.
+ * and get its result.  Between requests it runs the periodic work: the
+ * synthesizers' emission of SYNTH records (kmod/synth.c) and the
+ * correlators (kmod/corr.c), which traverse their streams with the kernel
+ * reader (magnetfs/kreader.c).
  */
 #include <linux/kthread.h>
 #include <linux/completion.h>
@@ -40,6 +42,15 @@ static struct magnetk_req *magnetk_dequeue(void)
 	return req;
 }
 
+/* The periodic work; jiffies until it is due again. */
+static long magnetk_periodic(void)
+{
+	long a = magnet_synth_tick();
+	long b = magnet_corrs_tick();
+
+	return min(a, b);
+}
+
 static int magnetk_thread(void *unused)
 {
 	struct magnetk_req *req;
@@ -51,13 +62,13 @@ static int magnetk_thread(void *unused)
 		wait_event_interruptible_timeout(magnetk_wq,
 						 !list_empty_careful(&magnetk_queue) ||
 						 kthread_should_stop(), timeout);
-		timeout = magnet_synth_tick();
+		timeout = magnetk_periodic();
 		while ((req = magnetk_dequeue())) {
 			req->ret = req->fn(req->arg);
 			complete(&req->done);
 		}
 		/* a request may have added a synthesizer: recompute */
-		timeout = magnet_synth_tick();
+		timeout = magnetk_periodic();
 	}
 	return 0;
 }

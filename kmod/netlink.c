@@ -26,6 +26,8 @@ static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 							     magnet_kprobe_policy),
 	[MAGNET_A_SYNTH]		= _NLA_POLICY_NESTED(MAGNET_SYNTH_A_MAX,
 							     magnet_synth_policy),
+	[MAGNET_A_CORR]			= _NLA_POLICY_NESTED(MAGNET_CORR_A_MAX,
+							     magnet_corr_policy),
 };
 
 enum {
@@ -521,6 +523,21 @@ static const struct genl_small_ops magnet_genl_ops[] = {
 		.cmd	= MAGNET_CMD_SYNTH_GET,
 		.doit	= magnet_nl_synth_get,
 		.dumpit	= magnet_nl_synth_dump,
+	},
+	{
+		.cmd	= MAGNET_CMD_CORR_NEW,
+		.doit	= magnet_nl_corr_new,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_CORR_DEL,
+		.doit	= magnet_nl_corr_del,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_CORR_GET,
+		.doit	= magnet_nl_corr_get,
+		.dumpit	= magnet_nl_corr_dump,
 	},
 	{
 		.cmd	= MAGNET_CMD_KPROBE_NEW,

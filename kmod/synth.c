@@ -347,8 +347,10 @@ static void synth_emit(struct magnet_synth *sy, struct magnet_synth_key *e,
 	rec.group = sy->group;
 	rec.flags = flags | dflags | (last > first ? MAGNET_SYNTH_F_MERGED : 0);
 	rec.quantity = sy->quantity;
+	/* the header names magnetk, the writer (docs/FORMAT.md) */
 	if (magnet_write_core(sy->stream, MAGNET_EVENT_SYNTH,
-			      rec.abstract_id, &rec, sizeof(rec)))
+			      rec.abstract_id, current->pid, current->tgid,
+			      &rec, sizeof(rec)))
 		sy->records++;
 	else
 		sy->records_lost++;

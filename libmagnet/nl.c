@@ -53,6 +53,7 @@ static struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 	[MAGNET_A_STREAM_READERS]	= { .type = NLA_U32 },
 	[MAGNET_A_STREAM_PROBES]	= { .type = NLA_U32 },
 	[MAGNET_A_FILTER]		= { .type = NLA_NESTED },
+	[MAGNET_A_CORR]			= { .type = NLA_NESTED },
 };
 
 typedef int (*parse_fn)(struct nlattr **tb, void *arg);

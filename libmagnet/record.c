@@ -18,6 +18,7 @@ static const char *const core_names[] = {
 	[MAGNET_EVENT_LOST]	= "LOST",
 	[MAGNET_EVENT_EVENTDEF]	= "EVENTDEF",
 	[MAGNET_EVENT_SYNTH]	= "SYNTH",
+	[MAGNET_EVENT_CORR]	= "CORR",
 };
 
 struct magnet_decoder *magnet_decoder_new(void)
@@ -77,7 +78,7 @@ static __u64 fix64(const struct magnet_decoder *d, __u64 v)
 const char *magnet_decoder_event_name(const struct magnet_decoder *d,
 				      __u16 id, char *buf, size_t len)
 {
-	if (id < sizeof(core_names) / sizeof(core_names[0]))
+	if (id < sizeof(core_names) / sizeof(core_names[0]) && core_names[id])
 		snprintf(buf, len, "%s", core_names[id]);
 	else if (id <= MAGNET_EVENT_MAX && d->ev[id].name[0])
 		snprintf(buf, len, "%s", d->ev[id].name);
@@ -265,6 +266,45 @@ static int decode_synth(struct magnet_decoder *d, struct magnet_rec *r,
 	return 0;
 }
 
+static int decode_corr(struct magnet_decoder *d, struct magnet_rec *r,
+		       size_t off)
+{
+	struct magnet_corr_rec *c = &r->u.corr;
+
+	if (r->payload_len < sizeof(*c))
+		return corrupt(d, off, "CORR payload %zu bytes < %zu",
+			       r->payload_len, sizeof(*c));
+	memcpy(c, r->payload, sizeof(*c));
+	c->corr_id = fix32(d, c->corr_id);
+	c->nsteps = fix16(d, c->nsteps);
+	c->reached = fix16(d, c->reached);
+	c->flags = fix32(d, c->flags);
+	c->reserved = fix32(d, c->reserved);
+	c->start = fix64(d, c->start);
+	if (c->nsteps > MAGNET_CORR_STEPS_MAX || c->reached > c->nsteps ||
+	    r->payload_len < sizeof(*c) +
+			     c->nsteps * sizeof(struct magnet_corr_step))
+		return corrupt(d, off, "CORR with %u steps (%u reached) in %zu payload bytes",
+			       c->nsteps, c->reached, r->payload_len);
+	r->kind = MAGNET_REC_CORR;
+	return 0;
+}
+
+int magnet_rec_corr_step(const struct magnet_decoder *d,
+			 const struct magnet_rec *r, unsigned int i,
+			 struct magnet_corr_step *out)
+{
+	if (r->kind != MAGNET_REC_CORR || i >= r->u.corr.nsteps)
+		return -EINVAL;
+	memcpy(out, (const char *)r->payload + sizeof(struct magnet_corr_rec) +
+		    i * sizeof(*out), sizeof(*out));
+	out->delta_ns = fix64(d, out->delta_ns);
+	out->count = fix32(d, out->count);
+	out->bytes = fix32(d, out->bytes);
+	out->event = fix16(d, out->event);
+	return 0;
+}
+
 static int decode_payload(struct magnet_decoder *d, struct magnet_rec *r,
 			  size_t off)
 {
@@ -279,6 +319,8 @@ static int decode_payload(struct magnet_decoder *d, struct magnet_rec *r,
 		return decode_eventdef(d, r, off);
 	case MAGNET_EVENT_SYNTH:
 		return decode_synth(d, r, off);
+	case MAGNET_EVENT_CORR:
+		return decode_corr(d, r, off);
 	}
 	ev = &d->ev[r->hdr.event];
 	r->layer = ev->layer;

@@ -118,3 +118,8 @@ int magnet_trace_next(struct magnet_trace *t, struct magnet_rec *out)
 		snprintf(t->errmsg, sizeof(t->errmsg), "%s", t->dec.errmsg);
 	return ret;
 }
+
+const struct magnet_decoder *magnet_trace_decoder(const struct magnet_trace *t)
+{
+	return &t->dec;
+}

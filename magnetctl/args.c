@@ -97,3 +97,31 @@ int mc_dispatch(const char *object, const struct mc_cmd *cmds,
 	return mc_usage_error("%s: unknown command '%s' (try 'magnetctl %s help')",
 			      object, cmd, object);
 }
+
+/* NUMBER[ns|us|ms|s] -> ns, > 0 */
+int mc_parse_duration(const char *s, unsigned long long *ns)
+{
+	static const struct { const char *sfx; unsigned long long mul; } u[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000ull },
+	};
+	unsigned long long v;
+	unsigned int i;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (!strcmp(end, u[i].sfx)) {
+			if (v && u[i].mul > ~0ull / v)
+				return -ERANGE;
+			*ns = v * u[i].mul;
+			return *ns ? 0 : -EINVAL;
+		}
+	}
+	return -EINVAL;
+}

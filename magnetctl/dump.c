@@ -15,6 +15,7 @@
 
 struct dump_state {
 	unsigned long long clock_hz;	/* from the latest SYSINFO */
+	const struct magnet_decoder *dec;
 };
 
 static unsigned long long to_ns(const struct dump_state *ds,
@@ -36,6 +37,8 @@ static unsigned long long rec_size(const struct magnet_rec *r)
 		return r->u.lost.count;
 	case MAGNET_REC_SYNTH:
 		return r->u.synth.count;
+	case MAGNET_REC_CORR:
+		return r->u.corr.reached;
 	default:
 		return r->payload_len;
 	}
@@ -152,9 +155,48 @@ static void print_synth(const struct magnet_synth_payload *sp)
 	out_close_object();
 }
 
-static void print_payload(const struct magnet_rec *r)
+/* A correlator's record: the chain and the time spent between its steps. */
+static void print_corr(const struct dump_state *ds, const struct magnet_rec *r)
+{
+	const struct magnet_corr_rec *c = &r->u.corr;
+	struct magnet_corr_step st;
+	unsigned int i;
+
+	out_open_object("corr");
+	out_uint("corr_id", NULL, c->corr_id);
+	out_uint("nsteps", NULL, c->nsteps);
+	out_uint("reached", NULL, c->reached);
+	out_uint("flags", NULL, c->flags);
+	out_uint("start", NULL, c->start);
+	out_open_array("steps");
+	for (i = 0; i < c->nsteps; i++) {
+		if (magnet_rec_corr_step(ds->dec, r, i, &st))
+			break;
+		out_open_object(NULL);
+		out_uint("event", NULL, st.event);
+		out_uint("delta_ns", NULL, st.delta_ns);
+		out_uint("count", NULL, st.count);
+		out_uint("bytes", NULL, st.bytes);
+		out_close_object();
+		/* text: +delta(count) per reached step after the first */
+		if (i && i < c->reached)
+			out_text("\t+%lluns(%u)", (unsigned long long)st.delta_ns,
+				 st.count);
+	}
+	out_close_array();
+	if (c->flags)
+		out_text("\tflags=0x%x", c->flags);
+	out_text("\n");
+	out_close_object();
+}
+
+static void print_payload(const struct dump_state *ds,
+			  const struct magnet_rec *r)
 {
 	switch (r->kind) {
+	case MAGNET_REC_CORR:
+		print_corr(ds, r);
+		break;
 	case MAGNET_REC_SYSINFO:
 		print_sysinfo(&r->u.sysinfo);
 		break;
@@ -208,8 +250,9 @@ static void print_rec(struct dump_state *ds, const struct magnet_rec *r)
 	out_string("name", "%s\t", r->name);
 	out_uint("abstract_id", "%llu\t", r->hdr.abstract_id);
 	out_uint("size", NULL, r->hdr.size);
-	out_uint(NULL, "%llu\n", rec_size(r));
-	print_payload(r);
+	out_uint(NULL, r->kind == MAGNET_REC_CORR ? "%llu" : "%llu\n",
+		 rec_size(r));
+	print_payload(ds, r);
 	out_close_object();
 }
 
@@ -225,6 +268,7 @@ static int dump_file(const char *path)
 		mc_error("dump: %s: %s", path, strerror(-ret));
 		return MC_EXIT_FILE;
 	}
+	ds.dec = magnet_trace_decoder(t);
 	while ((ret = magnet_trace_next(t, &rec)) > 0)
 		print_rec(&ds, &rec);
 	if (ret < 0) {

@@ -40,6 +40,8 @@ int mc_ctl_open(struct magnet_ctl **h);
 int mc_parse_u32(const char *s, uint32_t *out);
 /* BYTES with optional K/M/G suffix (powers of 1024), > 0, <= UINT32_MAX. */
 int mc_parse_size(const char *s, uint32_t *out);
+/* NUMBER[ns|us|ms|s] (no suffix: ns) -> ns > 0; -EINVAL, -ERANGE. */
+int mc_parse_duration(const char *s, unsigned long long *ns);
 /* Positive seconds, decimals allowed. */
 int mc_parse_seconds(const char *s, double *out);
 
@@ -66,5 +68,6 @@ int do_record(int argc, char **argv);
 int do_dump(int argc, char **argv);
 int do_filter(int argc, char **argv);
 int do_synth(int argc, char **argv);
+int do_correlate(int argc, char **argv);
 
 #endif /* MAGNETCTL_H */

@@ -101,6 +101,8 @@ static void usage(FILE *f)
 		"                         value { size | interval | field OFF:WIDTH }\n"
 		"                         period DURATION stream STREAM [keys N] |\n"
 		"                         del NAME | list | show NAME [values [GROUP VALUE]...] }\n"
+		"       magnetctl correlate { add NAME chain P1,P2[|P2b],... window DURATION\n"
+		"                             stream STREAM | del NAME | list | show NAME }\n"
 		"OPTIONS := { -j|--json | -p|--pretty | -h|--help | -V|--version }\n"
 		"PROBE   := { NAME | ID | all }\n"
 		"Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded\n");
@@ -122,6 +124,7 @@ static const struct mc_cmd objects[] = {
 	{ "dump",	do_dump },
 	{ "filter",	do_filter },
 	{ "synth",	do_synth },
+	{ "correlate",	do_correlate },
 	{ "help",	do_help },
 	{ NULL,		NULL },
 };

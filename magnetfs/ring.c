@@ -216,7 +216,7 @@ ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 				*need = h->size;
 				break;
 			}
-			if (h->event >= MAGNET_EVENT_FIRST_PROBE)
+			if (magnet_rec_is_event(h->event))
 				events++;
 			off += h->size;
 		}
@@ -233,6 +233,32 @@ ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 			break;
 	} while (ring_advance(r, wseq));
 	return done;
+}
+
+const struct magnet_rec_hdr *magnet_ring_peek(struct magnet_ring *r)
+{
+	/* acquire: as in magnet_ring_read() */
+	unsigned long wseq = smp_load_acquire(&r->wseq);
+
+	do {
+		if (r->roff < ring_limit(r, r->rseq, wseq))
+			return (const void *)ring_ptr(r, r->rseq, r->roff);
+	} while (ring_advance(r, wseq));
+	return NULL;
+}
+
+void magnet_ring_consume(struct magnet_ring *r,
+			 const struct magnet_rec_hdr *h)
+{
+	/* acquire: a closed sub-buffer's end is final (ring_switch()) */
+	unsigned long wseq = smp_load_acquire(&r->wseq);
+
+	r->roff += h->size;
+	r->bytes_read += h->size;
+	if (magnet_rec_is_event(h->event))
+		r->read++;
+	/* a drained closed sub-buffer goes back to the writer at once */
+	ring_advance(r, wseq);
 }
 
 u64 magnet_ring_fill(struct magnet_ring *r)

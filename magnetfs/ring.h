@@ -28,6 +28,7 @@
 #include <linux/types.h>
 #include <linux/irq_work.h>
 #include <asm/local64.h>
+#include "../include/uapi/magnet.h"
 
 struct magnet_subbuf {
 	unsigned long commit;	/* bytes committed; writer: release */
@@ -103,8 +104,27 @@ bool magnet_ring_has_data(struct magnet_ring *r);
  */
 ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 			 u32 *need);
+/*
+ * In-kernel readers (magnetfs/kreader.c), same lock: the next whole
+ * record, read in place (NULL when none), valid until it is consumed;
+ * magnet_ring_consume() releases it and counts it as read, as
+ * magnet_ring_read() does.
+ */
+const struct magnet_rec_hdr *magnet_ring_peek(struct magnet_ring *r);
+void magnet_ring_consume(struct magnet_ring *r,
+			 const struct magnet_rec_hdr *h);
 /* Bytes written and not yet read. */
 u64 magnet_ring_fill(struct magnet_ring *r);
+
+/*
+ * Records that count as events (produced/written/read): probe events and
+ * the core's derived records.
+ */
+static inline bool magnet_rec_is_event(u16 event)
+{
+	return event >= MAGNET_EVENT_FIRST_PROBE ||
+	       event == MAGNET_EVENT_SYNTH || event == MAGNET_EVENT_CORR;
+}
 
 /* Fill a record header; @rec points at reserved ring space. */
 void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,

@@ -171,11 +171,19 @@ static int magnetfs_open(struct inode *inode, struct file *f)
 		kfree(rd);
 		return err;
 	}
-	magnet_stream_get(s);
-	atomic_inc(&s->readers);
 	INIT_LIST_HEAD(&rd->aio);
 	INIT_DELAYED_WORK(&rd->aio_work, magnetfs_aio_work);
 	spin_lock_irq(&s->lock);
+	/* a kernel reader (kreader.c) has the stream to itself */
+	if (s->kreader) {
+		spin_unlock_irq(&s->lock);
+		mutex_unlock(&magnet_db.lock);
+		kvfree(rd->meta);
+		kfree(rd);
+		return -EBUSY;
+	}
+	magnet_stream_get(s);
+	atomic_inc(&s->readers);
 	list_add_tail(&rd->node, &s->files);
 	spin_unlock_irq(&s->lock);
 	mutex_unlock(&magnet_db.lock);

@@ -24,6 +24,7 @@
 
 struct magnet_stream;
 struct magnet_point;
+struct magnet_taps;
 struct module;
 
 struct magnet_point_ops {
@@ -55,7 +56,9 @@ struct magnet_point {
 	struct list_head node;
 	u64 __percpu *hits;		/* events offered while enabled */
 	struct hlist_head synths;	/* synthesizers fed by it (RCU) */
-	unsigned int users;		/* stream + synthesizers: hook on */
+	/* in-kernel consumers (correlators): also fed, with or without @stream */
+	struct magnet_taps __rcu *taps;
+	unsigned int users;		/* stream, synthesizers, taps: hook on */
 };
 
 /*
@@ -85,19 +88,27 @@ void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
  */
 void magnet_add_lost(struct magnet_point *pt, u64 n);
 
-/* A synthesizer reads the point (docs/SYNTH.md), with or without stream. */
+/*
+ * Consumers inside the kernel read the point, with or without a stream: a
+ * synthesizer (docs/SYNTH.md) or a correlator's tap (docs/CORRELATE.md).
+ */
 static __always_inline bool magnet_point_synth(const struct magnet_point *pt)
 {
 	return !hlist_empty(&pt->synths);
 }
 
+static __always_inline bool magnet_point_internal(const struct magnet_point *pt)
+{
+	return magnet_point_synth(pt) || rcu_access_pointer(pt->taps) != NULL;
+}
+
 static __always_inline bool magnet_point_enabled(const struct magnet_point *pt)
 {
 	return rcu_access_pointer(pt->stream) != NULL ||
-	       unlikely(magnet_point_synth(pt));
+	       unlikely(magnet_point_internal(pt));
 }
 
-/* @s may be NULL when only synthesizers read the point. */
+/* @s may be NULL when only in-kernel consumers read the point. */
 static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
 				       const void *payload, u16 len)
 {
@@ -105,7 +116,7 @@ static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
 
 	rcu_read_lock_sched_notrace();
 	s = rcu_dereference_sched(pt->stream);
-	if (s || unlikely(magnet_point_synth(pt)))
+	if (s || unlikely(magnet_point_internal(pt)))
 		__magnet_add(pt, s, abstract_id, payload, len);
 	rcu_read_unlock_sched_notrace();
 }
@@ -125,8 +136,9 @@ static __always_inline bool magnet_wants(struct magnet_point *pt,
 {
 	if (!magnet_point_enabled(pt))
 		return false;
+	/* synthesizers and taps see every event: filters decide in magnet_add() */
 	if (likely(!READ_ONCE(magnet_filters_active)) ||
-	    unlikely(magnet_point_synth(pt)))
+	    unlikely(magnet_point_internal(pt)))
 		return true;
 	return __magnet_wants(pt, abstract_id);
 }

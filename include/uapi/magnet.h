@@ -76,7 +76,8 @@ enum magnet_core_event {
 	MAGNET_EVENT_LOST	= 1,	/* events dropped on this CPU before here */
 	MAGNET_EVENT_EVENTDEF	= 2,	/* names an event ID */
 	MAGNET_EVENT_SYNTH	= 3,	/* synthesizer output (docs/SYNTH.md) */
-	/* 4..15 reserved for the core (correlation, markers, ...) */
+	MAGNET_EVENT_CORR	= 4,	/* correlator: struct magnet_corr_rec */
+	/* 5..15 reserved for the core (application events, markers, ...) */
 	MAGNET_EVENT_FIRST_PROBE = 16,
 };
 
@@ -379,6 +380,48 @@ struct magnet_kprobe_payload {
 #define MAGNET_KPROBE_NARGS	6
 #define MAGNET_KPROBE_V_RET	0x40
 
+/*
+ * Correlator output (docs/CORRELATE.md): one record per chain of events
+ * with the same abstract ID that a correlator matched, in record.event
+ * MAGNET_EVENT_CORR.  record.abstract_id is the chain's key,
+ * record.pid/tgid those of the chain's first event, record.timestamp the
+ * time the record was written.  The payload is struct magnet_corr_rec
+ * followed by @nsteps struct magnet_corr_step, one per step of the chain
+ * in chain order.
+ */
+#define MAGNET_CORR_STEPS_MIN	2
+#define MAGNET_CORR_STEPS_MAX	8
+#define MAGNET_CORR_ALTS_MAX	4	/* points per step (p1|p2|...) */
+
+#define MAGNET_CORR_F_EXPIRED	0x1	/* window passed before the last step */
+#define MAGNET_CORR_F_RESTART	0x2	/* a new first-step event for the key */
+#define MAGNET_CORR_F_SKIP	0x4	/* an event of a later step came first */
+#define MAGNET_CORR_F_FLUSH	0x8	/* the correlator was deleted */
+
+struct magnet_corr_rec {
+	__u32 corr_id;		/* the correlator's ID (CORR_GET) */
+	__u16 nsteps;		/* steps of the chain, 2..8 */
+	__u16 reached;		/* steps reached; == nsteps: complete */
+	__u32 flags;		/* MAGNET_CORR_F_*; 0 when complete */
+	__u32 reserved;
+	__u64 start;		/* timestamp of the first step's event */
+};
+
+/*
+ * Step i: @delta_ns = first event of step i - first event of step i-1
+ * (0 for step 0 and for steps not reached): the time the data spent
+ * between the two layers.  @count events of the step joined the chain,
+ * carrying @bytes (the payload's length field for network payloads, else
+ * 0); @event is the event ID of the step's first event (0: not reached).
+ */
+struct magnet_corr_step {
+	__u64 delta_ns;
+	__u32 count;
+	__u32 bytes;
+	__u16 event;
+	__u16 reserved[3];
+};
+
 /* ------------------------------------------------------------------ */
 /* Generic netlink family                                              */
 /* ------------------------------------------------------------------ */
@@ -567,6 +610,48 @@ enum magnet_synth_attr {
 #define MAGNET_SYNTH_KEYS_MAX		65536
 #define MAGNET_SYNTH_PERIOD_MIN		10000000ull	/* 10 ms */
 #define MAGNET_SYNTH_PERIOD_MAX		3600000000000ull	/* 1 h */
+
+/*
+ * Correlators (docs/CORRELATE.md), nested in MAGNET_A_CORR.  A chain of
+ * STEPs (each a nest of 1..4 MAGNET_CORR_STEP_A_EVENT, the points that
+ * may make that step), matched per abstract ID within WINDOW ns; records
+ * (MAGNET_EVENT_CORR) go to STREAM.
+ */
+enum magnet_corr_attr {
+	MAGNET_CORR_A_UNSPEC,
+	MAGNET_CORR_A_PAD,
+	MAGNET_CORR_A_NAME,		/* string: unique correlator name */
+	MAGNET_CORR_A_ID,		/* u32: its ID (reply; corr_id) */
+	MAGNET_CORR_A_STEP,		/* nest, repeated in order: enum magnet_corr_step_attr */
+	MAGNET_CORR_A_WINDOW,		/* u64 ns */
+	MAGNET_CORR_A_STREAM,		/* string: destination stream */
+	MAGNET_CORR_A_EVENTS,		/* u64: events read from the internal stream */
+	MAGNET_CORR_A_COMPLETED,	/* u64: chains complete */
+	MAGNET_CORR_A_EXPIRED,		/* u64: chains expired (window) */
+	MAGNET_CORR_A_PARTIAL,		/* u64: chains closed early (restart, skip, flush) */
+	MAGNET_CORR_A_OVERFLOW,		/* u64: chains not started: pending table full */
+	MAGNET_CORR_A_STRAY,		/* u64: events that joined no chain */
+	MAGNET_CORR_A_LOST,		/* u64: events lost by the internal stream */
+	MAGNET_CORR_A_LATE,		/* u64: events read out of timestamp order */
+	MAGNET_CORR_A_PENDING,		/* u32: chains open now */
+	MAGNET_CORR_A_RECORDS,		/* u64: records written to STREAM */
+	MAGNET_CORR_A_IN_WRITTEN,	/* u64: events the internal stream took */
+	MAGNET_CORR_A_IN_READ,		/* u64: its "read" counter */
+	__MAGNET_CORR_A_MAX,
+};
+#define MAGNET_CORR_A_MAX (__MAGNET_CORR_A_MAX - 1)
+
+enum magnet_corr_step_attr {
+	MAGNET_CORR_STEP_A_UNSPEC,
+	MAGNET_CORR_STEP_A_EVENT,	/* u32 event ID, repeated 1..4 times */
+	__MAGNET_CORR_STEP_A_MAX,
+};
+#define MAGNET_CORR_STEP_A_MAX (__MAGNET_CORR_STEP_A_MAX - 1)
+
+#define MAGNET_CORRS_MAX		16
+#define MAGNET_CORR_WINDOW_MIN		1000ull			/* 1 us */
+#define MAGNET_CORR_WINDOW_MAX		10000000000ull		/* 10 s */
+#define MAGNET_CORR_PENDING_MAX		4096	/* open chains per correlator */
 
 /* Stream geometry limits, checked with an extack message each. */
 #define MAGNET_SUBBUF_SIZE_MIN		4096

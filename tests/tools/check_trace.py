@@ -44,6 +44,7 @@ EV_SYSINFO = 0
 EV_LOST = 1
 EV_EVENTDEF = 2
 EV_SYNTH = 3
+EV_CORR = 4                         # correlator records (docs/CORRELATE.md)
 FIRST_PROBE = 16
 
 ENDIAN_MAGIC = 0x01234567
@@ -79,6 +80,9 @@ SYNTH_FMT = "32s13Q8I"              # 168 bytes
 SYNTH_FIELDS = ("name period_start period_end count min max sum_lo sum_hi "
                 "sumsq_lo sumsq_hi mean variance cgroup abstract_id event "
                 "cpu pid tgid group flags quantity reserved").split()
+CORR_FMT = "IHHIIQ"                 # 24 bytes, then nsteps x CORR_STEP_FMT
+CORR_STEP_FMT = "QIIHHHH"           # 24 bytes
+CORR_FLAGS = 0x1 | 0x2 | 0x4 | 0x8
 assert struct.calcsize("<" + HDR_FMT) == HDR_SIZE
 assert struct.calcsize("<" + SYSINFO_FMT) == 152
 assert struct.calcsize("<" + EVENTDEF_FMT) == 40
@@ -210,6 +214,8 @@ class Trace:
             self.check_eventdef(rec)
         elif rec.event == EV_SYNTH:
             self.check_synth(rec)
+        elif rec.event == EV_CORR:
+            self.check_corr(rec)
         elif rec.event < FIRST_PROBE:
             self.error("malformed", "%s: reserved core event ID" % rec.where())
         if self.sysinfos:
@@ -257,6 +263,42 @@ class Trace:
                            (d["mean"], d["variance"], s1 // n, var))
         for b in bad:
             self.error("malformed", "%s: SYNTH %s" % (rec.where(), b))
+    def check_corr(self, rec):
+        """A correlator's record: struct magnet_corr_rec + nsteps steps."""
+        w, pl = rec.where(), rec.payload
+        if len(pl) < 24:
+            self.error("malformed", "%s: CORR payload %d bytes < 24" % (w, len(pl)))
+            return
+        cid, nsteps, reached, flags, res, start = struct.unpack_from(self.bo + CORR_FMT, pl)
+        problems = []
+        if not 2 <= nsteps <= 8:
+            problems.append("nsteps %d" % nsteps)
+        if reached > nsteps or reached < 1:
+            problems.append("reached %d of %d" % (reached, nsteps))
+        if flags & ~CORR_FLAGS:
+            problems.append("unknown flags 0x%x" % flags)
+        if (flags == 0) != (reached == nsteps):
+            problems.append("flags 0x%x with %d of %d steps" % (flags, reached, nsteps))
+        if res:
+            problems.append("reserved %d" % res)
+        if not start or start > rec.timestamp:
+            problems.append("start %d after the record's time %d" % (start, rec.timestamp))
+        if len(pl) < 24 + 24 * nsteps:
+            problems.append("%d bytes for %d steps" % (len(pl), nsteps))
+        else:
+            for i in range(min(nsteps, 8)):
+                d, cnt, b, ev, r1, r2, r3 = struct.unpack_from(self.bo + CORR_STEP_FMT,
+                                                               pl, 24 + 24 * i)
+                if r1 or r2 or r3:
+                    problems.append("step %d reserved bytes" % i)
+                if i < reached and (cnt < 1 or ev < FIRST_PROBE or (i == 0 and d)):
+                    problems.append("step %d: delta %d count %d event %d" % (i, d, cnt, ev))
+                if i >= reached and (d or cnt or b or ev):
+                    problems.append("step %d not reached but not zero" % i)
+            if any(pl[24 + 24 * nsteps:]):
+                problems.append("non-zero padding")
+        for p in problems:
+            self.error("malformed", "%s: CORR %s" % (w, p))
 
     def check_sysinfo(self, rec):
         if len(rec.payload) < 152:
@@ -356,8 +398,8 @@ class Trace:
                 d = self.defs_at[rec.index]
                 current[(rec.group, d[0])] = d[1:]
             if rec.event < FIRST_PROBE:
-                rec.name = ("sysinfo", "lost", "eventdef", "synth")[rec.event] \
-                    if rec.event <= EV_SYNTH else None
+                rec.name = ("sysinfo", "lost", "eventdef", "synth", "corr")[rec.event] \
+                    if rec.event <= EV_CORR else None
                 continue
             key = (rec.group, rec.event)
             d = current.get(key) or first.get(key)

@@ -296,9 +296,59 @@ static void test_fault_keeps_data(void **state)
 	magnet_ring_free(&r);
 }
 
+/*
+ * The in-kernel reader's access (magnetfs/kreader.c): peek/consume in place
+ * interleaved with a writer that keeps filling and losing; every record
+ * comes once and in order, the read counter and the losses are exact,
+ * and sub-buffers go back to the writer as they are drained.
+ */
+static void test_peek_consume(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	const struct magnet_rec_hdr *h;
+	u64 id = 1, ts = 1, written = 0;
+	int round, i;
+
+	(void)state;
+	assert_int_equal(magnet_ring_init(&r, 0, SB_SIZE, 3), 0);
+	assert_null(magnet_ring_peek(&r));
+	for (round = 0; round < 50; round++) {
+		/* up to ~2.5 sub-buffers per round: sometimes full */
+		for (i = 0; i < 150 + round * 3; i++) {
+			written += add(&r, 20, id, ts, 24);
+			id++;
+			ts++;
+		}
+		/* drain only part of it on even rounds */
+		for (i = 0; (h = magnet_ring_peek(&r)) && (round % 2 || i < 100); i++) {
+			check_records((const char *)h, h->size, &t);
+			magnet_ring_consume(&r, h);
+		}
+	}
+	while ((h = magnet_ring_peek(&r))) {
+		check_records((const char *)h, h->size, &t);
+		magnet_ring_consume(&r, h);
+	}
+	magnet_ring_flush_lost(&r, ts);
+	while ((h = magnet_ring_peek(&r))) {
+		check_records((const char *)h, h->size, &t);
+		magnet_ring_consume(&r, h);
+	}
+	assert_int_equal(t.events, written);
+	assert_int_equal(r.read, written);
+	assert_int_equal(t.lost, r.lost);
+	assert_true(r.lost > 0);
+	assert_int_equal(r.produced, r.written + r.lost);
+	assert_int_equal(r.bytes_read, r.bytes);
+	assert_int_equal(magnet_ring_fill(&r), 0);
+	magnet_ring_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_peek_consume),
 		cmocka_unit_test(test_empty_ring_reads_nothing),
 		cmocka_unit_test(test_reads_whole_records_only),
 		cmocka_unit_test(test_full_ring_discards_and_counts),

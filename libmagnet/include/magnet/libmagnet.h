@@ -272,6 +272,47 @@ LIBMAGNET_API int magnet_synth_moments(__u64 count, __u64 sum_lo,
 				       __u64 sumsq_hi, double *mean,
 				       double *variance);
 
+/*
+ * Correlators (docs/CORRELATE.md).  @event[i][0..nalt[i]) are the event
+ * IDs that make step i.  The arrays have room for more steps and points
+ * than the kernel accepts, so that it is the kernel that refuses (with a
+ * message).  Counters are filled by magnet_corr_get()/magnet_corr_list().
+ */
+#define MAGNET_CORR_INFO_STEPS	16
+#define MAGNET_CORR_INFO_ALTS	8
+
+struct magnet_corr_info {
+	char name[MAGNET_NAME_MAX];
+	char stream[MAGNET_NAME_MAX];	/* destination */
+	__u32 id;
+	unsigned int nsteps;
+	unsigned int nalt[MAGNET_CORR_INFO_STEPS];
+	__u32 event[MAGNET_CORR_INFO_STEPS][MAGNET_CORR_INFO_ALTS];
+	__u64 window_ns;
+	__u64 events;			/* read from the internal stream */
+	__u64 completed;
+	__u64 expired;
+	__u64 partial;
+	__u64 overflow;
+	__u64 stray;
+	__u64 lost;			/* lost by the internal stream */
+	__u64 late;
+	__u64 records;			/* written to @stream */
+	__u64 in_written;
+	__u64 in_read;
+	__u32 pending;
+};
+
+typedef int (*magnet_corr_cb)(const struct magnet_corr_info *c, void *ctx);
+
+LIBMAGNET_API int magnet_corr_add(struct magnet_ctl *h,
+				  const struct magnet_corr_info *c);
+LIBMAGNET_API int magnet_corr_del(struct magnet_ctl *h, const char *name);
+LIBMAGNET_API int magnet_corr_get(struct magnet_ctl *h, const char *name,
+				  struct magnet_corr_info *c);
+LIBMAGNET_API int magnet_corr_list(struct magnet_ctl *h, magnet_corr_cb cb,
+				   void *ctx);
+
 /* Names of enum values ("socket", "net", ...); "?" when unknown. */
 LIBMAGNET_API const char *magnet_layer_name(__u32 layer);
 LIBMAGNET_API const char *magnet_payload_name(__u32 payload);
@@ -309,6 +350,7 @@ enum magnet_rec_kind {
 	MAGNET_REC_NET,		/* u.net */
 	MAGNET_REC_FIELDS,	/* u.fields, described by magnet_payload_fields() */
 	MAGNET_REC_SYNTH,	/* u.synth */
+	MAGNET_REC_CORR,	/* u.corr; steps: magnet_rec_corr_step() */
 };
 
 /* Most fields of a table-described payload (MAGNET_REC_FIELDS). */
@@ -333,6 +375,7 @@ struct magnet_rec {
 		struct magnet_eventdef eventdef;
 		struct magnet_net_payload net;
 		struct magnet_synth_payload synth;
+		struct magnet_corr_rec corr;
 		/*
 		 * MAGNET_REC_FIELDS: value of field i of
 		 * magnet_payload_fields(payload_type), host order, signed
@@ -384,6 +427,18 @@ LIBMAGNET_API int magnet_rec_next(struct magnet_decoder *d, const void *buf,
 				  size_t len, size_t *off,
 				  struct magnet_rec *out);
 LIBMAGNET_API const char *magnet_decoder_errmsg(const struct magnet_decoder *d);
+/*
+ * Step @i (< r->u.corr.nsteps) of a MAGNET_REC_CORR record, host order.
+ * 0, or -EINVAL when @r is no such record or @i is out of range.
+ */
+/* The decoder of a trace file (for magnet_rec_corr_step()). */
+struct magnet_trace;
+LIBMAGNET_API const struct magnet_decoder *
+magnet_trace_decoder(const struct magnet_trace *t);
+LIBMAGNET_API int magnet_rec_corr_step(const struct magnet_decoder *d,
+				       const struct magnet_rec *r,
+				       unsigned int i,
+				       struct magnet_corr_step *out);
 /* True when the trace is from a machine of the other byte order. */
 LIBMAGNET_API bool magnet_decoder_swapped(const struct magnet_decoder *d);
 /* Name of an event ID as known so far ("event<N>" when unknown). */
