@@ -41,6 +41,11 @@ struct magnet_stream {
 	atomic_t readers;
 	struct dentry *dentry;		/* debugfs file */
 	struct dentry *mfs_dentry;	/* magnetfs file (fs.c), db.lock */
+
+	/* application events written by user space (magnetfs/stream_write.c) */
+	bool app_write;			/* files writable by anyone; db.lock */
+	atomic64_t app_events;		/* APP records accepted */
+	atomic64_t app_rejected;	/* write() calls refused */
 };
 
 /* The instrumentation database.  Mutated only by magnetk, under @lock. */
@@ -128,6 +133,11 @@ extern const struct nla_policy magnet_kprobe_policy[MAGNET_KPROBE_A_MAX + 1];
 int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_kprobe_del(struct sk_buff *skb, struct genl_info *info);
 void magnet_kprobe_teardown(void);
+
+/* magnetfs/stream_write.c: APP records written by user space */
+ssize_t magnetfs_stream_write(struct magnet_stream *s, const char __user *ubuf,
+			      size_t len);
+void magnetfs_stream_allow_app_write(struct magnet_stream *s);
 
 /* status.c */
 int magnet_status_init(struct dentry *dir);

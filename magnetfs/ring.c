@@ -216,7 +216,8 @@ ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 				*need = h->size;
 				break;
 			}
-			if (h->event >= MAGNET_EVENT_FIRST_PROBE)
+			if (h->event >= MAGNET_EVENT_FIRST_PROBE ||
+			    h->event == MAGNET_EVENT_APP)
 				events++;
 			off += h->size;
 		}
