@@ -116,6 +116,8 @@ bool magnet_ctl_has_extack(const struct magnet_ctl *h)
 
 int magnet_ctl_open(struct magnet_ctl **out)
 {
+	if (!out)
+		return -EINVAL;
 	return magnet_ctl_open_family(MAGNET_GENL_NAME, out);
 }
 
@@ -452,9 +454,12 @@ static int parse_probe_walk(struct nlattr **tb, void *arg)
 
 int magnet_probe_list(struct magnet_ctl *h, magnet_probe_cb cb, void *ctx)
 {
-	struct nl_msg *msg = req_new(h, MAGNET_CMD_PROBE_GET, NLM_F_DUMP);
 	struct probe_walk w = { .cb = cb, .ctx = ctx };
+	struct nl_msg *msg;
 
+	if (!cb)
+		return set_error(h, -EINVAL);
+	msg = req_new(h, MAGNET_CMD_PROBE_GET, NLM_F_DUMP);
 	if (!msg)
 		return set_error(h, -ENOMEM);
 	return req_run(h, msg, parse_probe_walk, &w);
@@ -684,9 +689,12 @@ static int parse_stream_walk(struct nlattr **tb, void *arg)
 
 int magnet_stream_list(struct magnet_ctl *h, magnet_stream_cb cb, void *ctx)
 {
-	struct nl_msg *msg = req_new(h, MAGNET_CMD_STREAM_GET, NLM_F_DUMP);
 	struct stream_walk w = { .cb = cb, .ctx = ctx };
+	struct nl_msg *msg;
 
+	if (!cb)
+		return set_error(h, -EINVAL);
+	msg = req_new(h, MAGNET_CMD_STREAM_GET, NLM_F_DUMP);
 	if (!msg)
 		return set_error(h, -ENOMEM);
 	return req_run(h, msg, parse_stream_walk, &w);

@@ -185,6 +185,18 @@ static void test_sorted_errors(void **state)
 	assert_int_equal(magnet_sorted_open(nopath, 1, NULL), -EINVAL);
 	assert_int_equal(magnet_sorted_open(nullpath, 1, &st), -EINVAL);
 	assert_int_equal(magnet_sorted_open(nopath, 1, &st), -ENOENT);
+	/* the same conventions in the file iterator */
+	{
+		struct magnet_trace *t;
+
+		assert_int_equal(magnet_trace_open(NULL, &t), -EINVAL);
+		assert_int_equal(magnet_trace_open(nopath[0], NULL), -EINVAL);
+		assert_int_equal(magnet_trace_open(nopath[0], &t), -ENOENT);
+		assert_int_equal(magnet_stream_open(nopath[0], false), -ENOENT);
+		assert_int_equal(magnet_stream_fd_flush(-1), -EBADF);
+		assert_int_equal(magnet_stream_set_watermark(-1, 1), -EBADF);
+		assert_int_equal(magnet_stream_read(-1, NULL, 0), -EBADF);
+	}
 	magnet_sorted_close(NULL);
 
 	/* a truncated file keeps its good records, the error comes last */

@@ -232,6 +232,11 @@ static void test_arg_errors(void **state)
 		assert_false(magnet_ctl_has_extack(h));
 		assert_string_equal(magnet_ctl_errmsg(h), strerror(EINVAL));
 	}
+	/* walks need a callback */
+	assert_int_equal(magnet_probe_list(h, NULL, NULL), -EINVAL);
+	assert_int_equal(magnet_stream_list(h, NULL, NULL), -EINVAL);
+	assert_int_equal(magnet_filter_list(h, NULL, NULL), -EINVAL);
+	assert_int_equal(magnet_ctl_open(NULL), -EINVAL);
 	/* options: NULL, or a size that does not even hold the first field */
 	assert_int_equal(magnet_stream_create_opts(h, "s", NULL), -EINVAL);
 	o.sz = 0;
