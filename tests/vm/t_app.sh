@@ -191,6 +191,37 @@ tap_import "$R/malformed.out"
 got=$(magnetctl -j stream show open | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["app_events"] - int(sys.argv[1]), d["app_rejected"])' "$uevents")
 check_eq "stream counts 2 more accepted records and 9 refused batches" "2 9" "$got"
 
+# ---- 3b. a full ring: application records lost and counted like events ----
+check "stream create tiny (4K x 2 per CPU)" magnetctl stream create tiny subbuf-size 4K subbuf-count 2
+python3 - "$M/tiny" >"$R/tiny.out" 2>&1 <<'EOF'
+import os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY)
+for b in range(5):
+    now = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    rec = struct.pack("=HHIQQII", 80, 5, 0, 99, 0, 0, 0) + \
+        struct.pack("=QQqQiHHII", now - 10, now, 1, 1, 3, 0, 1, 0, 0)
+    n = os.write(fd, rec * 100)
+    print("batch %d: %d bytes accepted" % (b, n))
+EOF
+st=$(magnetctl -j stream show tiny | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["app_events"], d["produced"], d["written"], d["lost"])')
+read -r acc prod wr lost <<<"$st"
+if [ "$acc" = 500 ] && [ "$prod" = 500 ] && [ $((wr + lost)) -eq 500 ] && [ "$lost" -gt 0 ]; then
+	ok "a full ring: 500 APP records accepted, $wr written, $lost lost, produced = written + lost"
+else
+	not_ok "full ring accounting" "app_events produced written lost: $st; $(cat "$R/tiny.out")"
+fi
+magnetctl stream flush tiny
+timeout 20 "$MAGNETCTL" record tiny -o "$R/tiny.trace" --duration 1 >/dev/null 2>&1
+got=$(magnetctl -j dump "$R/tiny.trace" | python3 -c '
+import json, sys
+apps = lost = 0
+for line in sys.stdin:
+    r = json.loads(line)
+    apps += r["name"] == "APP"
+    lost += r.get("lost", {}).get("count", 0)
+print(apps, lost)')
+check_eq "the trace holds the written records and LOST records for the rest" "$wr $lost" "$got"
+
 # ---- 4. deletion and unloading while the application runs -----------------
 check "stream create gone" magnetctl stream create gone
 tcp_sink_start sink4 5001 || bail_out "tcp_sink did not start"
