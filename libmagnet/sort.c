@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Sorted traces: whole trace files read into memory, every record decoded
- * once, then handed out in magnet_rec_time() order.  A full sort, not a
+ * once to check it and find its time, then handed out in magnet_rec_time()
+ * order, decoded again with the event definitions its file had for it.  A full sort, not a
  * window: an application's batch reaches its stream up to MAGNET_FLUSH_MS
  * after the kernel's records of the same calls, and a second file (an
  * application stream beside a kernel stream) can lag by anything; a file
@@ -9,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +18,34 @@
 
 #include "internal.h"
 
+/*
+ * One record, 32 bytes: where it is and how to order it.  It is decoded
+ * again when handed out, with the event definition that was current for
+ * it in its file (@def), so memory stays near the files' own size.
+ */
 struct sorted_rec {
-	struct magnet_rec rec;
+	const unsigned char *raw;
 	__u64 key;
-	unsigned int file;
-	size_t seq;			/* position in its file */
+	__u32 seq;			/* position in its file */
+	__s32 def;			/* index in the file's defs, -1: none */
+	__u16 file;
 	bool meta;			/* SYSINFO / EVENTDEF: first */
 };
 
+struct sorted_file {
+	unsigned char *buf;		/* contents; payloads point in */
+	bool swapped;
+	struct magnet_evinfo *defs;	/* every definition seen, in order */
+	size_t nr_defs, cap_defs;
+};
+
 struct magnet_sorted {
-	unsigned char **bufs;		/* file contents; payloads point in */
-	unsigned int nr_bufs;
+	struct sorted_file *files;
+	unsigned int nr_files;
 	struct sorted_rec *v;
 	size_t n, cap, next;
+	struct magnet_decoder dec;	/* re-decodes the record handed out */
+	struct magnet_rec out;
 	int err;			/* -EBADMSG of a corrupt file, at the end */
 	bool err_given;
 	char errmsg[MAGNET_ERRMSG_LEN + 256];
@@ -80,11 +97,14 @@ fail:
 	return err;
 }
 
-static int push(struct magnet_sorted *st, const struct magnet_rec *r,
-		unsigned int file, size_t seq)
+static int push(struct magnet_sorted *st, const unsigned char *raw,
+		const struct magnet_rec *r, unsigned int file, size_t seq,
+		__s32 def)
 {
 	struct sorted_rec *e;
 
+	if (seq > UINT32_MAX || file > UINT16_MAX)
+		return -E2BIG;
 	if (st->n == st->cap) {
 		size_t nc = st->cap ? st->cap * 2 : 4096;
 		struct sorted_rec *nv = realloc(st->v, nc * sizeof(*nv));
@@ -95,30 +115,49 @@ static int push(struct magnet_sorted *st, const struct magnet_rec *r,
 		st->cap = nc;
 	}
 	e = &st->v[st->n++];
-	e->rec = *r;
+	e->raw = raw;
 	e->key = magnet_rec_time(r);
 	e->file = file;
 	e->seq = seq;
+	e->def = def;
 	e->meta = r->kind == MAGNET_REC_SYSINFO ||
 		  r->kind == MAGNET_REC_EVENTDEF;
+	return 0;
+}
+
+/* Remember the definition of event @id the file now has. */
+static int def_push(struct sorted_file *f, const struct magnet_evinfo *ev)
+{
+	if (f->nr_defs == f->cap_defs) {
+		size_t nc = f->cap_defs ? f->cap_defs * 2 : 64;
+		struct magnet_evinfo *nd = realloc(f->defs, nc * sizeof(*nd));
+
+		if (!nd)
+			return -ENOMEM;
+		f->defs = nd;
+		f->cap_defs = nc;
+	}
+	f->defs[f->nr_defs++] = *ev;
 	return 0;
 }
 
 /* Decode file @i; a corrupt file keeps what came before the bad record. */
 static int load(struct magnet_sorted *st, const char *path, unsigned int i)
 {
-	struct magnet_decoder dec = { 0 };
+	struct sorted_file *f = &st->files[i];
+	struct magnet_decoder *dec;
 	struct magnet_rec r;
 	size_t len, off = 0, seq = 0;
+	__s32 *cur;
 	int ret;
 
-	ret = read_all(path, &st->bufs[i], &len);
+	ret = read_all(path, &f->buf, &len);
 	if (ret) {
 		snprintf(st->errmsg, sizeof(st->errmsg), "%s: %s", path,
 			 strerror(-ret));
 		return ret;
 	}
-	st->nr_bufs = i + 1;
+	st->nr_files = i + 1;
 	if (!len) {
 		if (!st->err) {
 			st->err = -ENODATA;
@@ -127,17 +166,40 @@ static int load(struct magnet_sorted *st, const char *path, unsigned int i)
 		}
 		return 0;
 	}
-	while ((ret = magnet_rec_next(&dec, st->bufs[i], len, &off, &r)) > 0) {
-		ret = push(st, &r, i, seq++);
-		if (ret)
-			return ret;
+	dec = calloc(1, sizeof(*dec));
+	cur = malloc((MAGNET_EVENT_MAX + 1) * sizeof(*cur));
+	if (!dec || !cur) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	memset(cur, 0xff, (MAGNET_EVENT_MAX + 1) * sizeof(*cur));
+	for (;;) {
+		size_t at = off;
+
+		ret = magnet_rec_next(dec, f->buf, len, &off, &r);
+		if (ret <= 0)
+			break;
+		if (r.kind == MAGNET_REC_EVENTDEF) {
+			ret = def_push(f, &dec->ev[r.u.eventdef.id]);
+			if (ret)
+				goto out;
+			cur[r.u.eventdef.id] = f->nr_defs - 1;
+		}
+		ret = push(st, f->buf + at, &r, i, seq++, cur[r.hdr.event]);
+		if (ret)
+			goto out;
+	}
+	f->swapped = dec->swapped;
 	if (ret < 0 && !st->err) {
 		st->err = ret;
 		snprintf(st->errmsg, sizeof(st->errmsg), "%s: %s", path,
-			 dec.errmsg);
+			 dec->errmsg);
 	}
-	return 0;
+	ret = 0;
+out:
+	free(cur);
+	free(dec);
+	return ret;
 }
 
 static int cmp(const void *a, const void *b)
@@ -168,8 +230,12 @@ int magnet_sorted_open(const char *const *paths, unsigned int nr,
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	st->bufs = calloc(nr, sizeof(*st->bufs));
-	if (!st->bufs) {
+	if (nr > UINT16_MAX) {
+		free(st);
+		return -E2BIG;
+	}
+	st->files = calloc(nr, sizeof(*st->files));
+	if (!st->files) {
 		free(st);
 		return -ENOMEM;
 	}
@@ -188,15 +254,42 @@ int magnet_sorted_open(const char *const *paths, unsigned int nr,
 
 int magnet_sorted_next(struct magnet_sorted *st, const struct magnet_rec **out)
 {
-	if (st->next < st->n) {
-		*out = &st->v[st->next++].rec;
-		return 1;
+	const struct sorted_rec *e;
+	const struct sorted_file *f;
+	__u16 id, size;
+	size_t off = 0;
+	int ret;
+
+	if (st->next >= st->n) {
+		if (st->err && !st->err_given) {
+			st->err_given = true;
+			return st->err;
+		}
+		return 0;
 	}
-	if (st->err && !st->err_given) {
-		st->err_given = true;
-		return st->err;
+	e = &st->v[st->next++];
+	f = &st->files[e->file];
+	/* the record decoded at load time: decode it again in its context */
+	memcpy(&size, e->raw, sizeof(size));
+	memcpy(&id, e->raw + 2, sizeof(id));
+	if (f->swapped) {
+		size = (__u16)(size << 8 | size >> 8);
+		id = (__u16)(id << 8 | id >> 8);
 	}
-	return 0;
+	st->dec.started = true;
+	st->dec.swapped = f->swapped;
+	st->dec.base = 0;
+	if (id <= MAGNET_EVENT_MAX) {
+		if (e->def >= 0)
+			st->dec.ev[id] = f->defs[e->def];
+		else
+			memset(&st->dec.ev[id], 0, sizeof(st->dec.ev[id]));
+	}
+	ret = magnet_rec_next(&st->dec, e->raw, size, &off, &st->out);
+	if (ret != 1)
+		return ret < 0 ? ret : -EBADMSG;	/* cannot happen: checked */
+	*out = &st->out;
+	return 1;
 }
 
 const char *magnet_sorted_errmsg(const struct magnet_sorted *st)
@@ -210,9 +303,11 @@ void magnet_sorted_close(struct magnet_sorted *st)
 
 	if (!st)
 		return;
-	for (i = 0; i < st->nr_bufs; i++)
-		free(st->bufs[i]);
-	free(st->bufs);
+	for (i = 0; i < st->nr_files; i++) {
+		free(st->files[i].buf);
+		free(st->files[i].defs);
+	}
+	free(st->files);
 	free(st->v);
 	free(st);
 }

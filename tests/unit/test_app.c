@@ -168,6 +168,39 @@ static void test_sorted_order(void **state)
 	tb_free(&b);
 }
 
+/* An ID redefined within a file: each record keeps the name it had there. */
+static void test_sorted_redefined(void **state)
+{
+	const struct magnet_rec *r;
+	struct magnet_sorted *st;
+	const char *paths[1];
+	char p1[64];
+	struct tbuf tb;
+
+	(void)state;
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 1);
+	tb_eventdef(&tb, 16, "first", MAGNET_LAYER_OTHER, MAGNET_PAYLOAD_RAW);
+	tb_rec(&tb, 16, 0, 3000, NULL, 0);
+	tb_eventdef(&tb, 16, "second", MAGNET_LAYER_OTHER, MAGNET_PAYLOAD_RAW);
+	tb_rec(&tb, 16, 0, 2000, NULL, 0);
+	paths[0] = write_tmp(&tb, p1, tb.len);
+	assert_int_equal(magnet_sorted_open(paths, 1, &st), 0);
+	assert_int_equal(magnet_sorted_next(st, &r), 1);	/* SYSINFO */
+	assert_int_equal(magnet_sorted_next(st, &r), 1);	/* EVENTDEF */
+	assert_int_equal(magnet_sorted_next(st, &r), 1);	/* EVENTDEF */
+	assert_int_equal(magnet_sorted_next(st, &r), 1);
+	assert_string_equal(r->name, "second");
+	assert_int_equal(r->hdr.timestamp, 2000);
+	assert_int_equal(magnet_sorted_next(st, &r), 1);
+	assert_string_equal(r->name, "first");
+	assert_int_equal(r->hdr.timestamp, 3000);
+	assert_int_equal(magnet_sorted_next(st, &r), 0);
+	magnet_sorted_close(st);
+	unlink(p1);
+	tb_free(&tb);
+}
+
 static void test_sorted_errors(void **state)
 {
 	const char *nopath[] = { "/nonexistent/trace" };
@@ -233,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_call_names),
 		cmocka_unit_test(test_decode_corrupt),
 		cmocka_unit_test(test_sorted_order),
+		cmocka_unit_test(test_sorted_redefined),
 		cmocka_unit_test(test_sorted_errors),
 	};
 

@@ -398,7 +398,8 @@ LIBMAGNET_API const char *magnet_app_call_name(__u32 call);
  * first, each file's in its order.  open(): 0, -EINVAL (no paths),
  * -ENOMEM, -errno of open/read (magnet_sorted_errmsg() names the file).
  * A corrupt or truncated file keeps its records before the bad one;
- * next() returns 1 (*out valid until close), then 0 at the end, or
+ * next() returns 1 (*out valid until the next call, its payload until
+ * close), then 0 at the end, or
  * -EBADMSG at the end when a file was corrupt (errmsg says where).
  */
 struct magnet_sorted;
