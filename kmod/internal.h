@@ -42,6 +42,11 @@ struct magnet_stream {
 	bool kreader;			/* a kernel reader has it; @lock */
 	struct dentry *dentry;		/* debugfs file */
 	struct dentry *mfs_dentry;	/* magnetfs file (fs.c), db.lock */
+
+	/* application events written by user space (magnetfs/stream_write.c) */
+	bool app_write;			/* files writable by anyone; db.lock */
+	atomic64_t app_events;		/* APP records accepted */
+	atomic64_t app_rejected;	/* write() calls refused */
 };
 
 /*
@@ -180,6 +185,10 @@ void magnet_corrs_point_gone(struct magnet_point *pt);
 void magnet_corrs_teardown(void);
 /* magnetk: run the correlators; returns jiffies until the next run */
 long magnet_corrs_tick(void);
+/* magnetfs/stream_write.c: APP records written by user space */
+ssize_t magnetfs_stream_write(struct magnet_stream *s, const char __user *ubuf,
+			      size_t len);
+void magnetfs_stream_allow_app_write(struct magnet_stream *s);
 
 /* status.c */
 int magnet_status_init(struct dentry *dir);

@@ -28,6 +28,7 @@ static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 							     magnet_synth_policy),
 	[MAGNET_A_CORR]			= _NLA_POLICY_NESTED(MAGNET_CORR_A_MAX,
 							     magnet_corr_policy),
+	[MAGNET_A_STREAM_APP_WRITE]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 enum {
@@ -81,6 +82,12 @@ static int put_stream(struct sk_buff *skb, void *obj)
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_BYTES, st.bytes, MAGNET_A_PAD) ||
 	    nla_put_u32(skb, MAGNET_A_STREAM_READERS, atomic_read(&s->readers)) ||
 	    nla_put_u32(skb, MAGNET_A_STREAM_PROBES, s->nr_probes))
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, MAGNET_A_STREAM_APP_WRITE, s->app_write) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_APP_EVENTS,
+			      atomic64_read(&s->app_events), MAGNET_A_PAD) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_APP_REJECTED,
+			      atomic64_read(&s->app_rejected), MAGNET_A_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -271,6 +278,7 @@ static int check_geometry(struct genl_info *info, u32 *size, u32 *count)
 static int do_stream_new(struct genl_info *info)
 {
 	struct nlattr *na = info->attrs[MAGNET_A_STREAM_NAME];
+	struct nlattr *aw;
 	u32 size, count;
 	int err;
 
@@ -288,7 +296,12 @@ static int do_stream_new(struct genl_info *info)
 	err = check_geometry(info, &size, &count);
 	if (err)
 		return err;
-	return magnet_db_stream_new(nla_data(na), size, count, info->extack);
+	err = magnet_db_stream_new(nla_data(na), size, count, info->extack);
+	/* application events from anyone (docs/INTERPOSER.md) */
+	aw = info->attrs[MAGNET_A_STREAM_APP_WRITE];
+	if (!err && aw && nla_get_u8(aw))
+		magnetfs_stream_allow_app_write(magnet_db_find_stream(nla_data(na)));
+	return err;
 }
 
 static int do_stream_del(struct genl_info *info)

@@ -212,10 +212,12 @@ static int parse_walk(struct nlattr **tb, void *arg)
 
 int magnet_filter_list(struct magnet_ctl *h, magnet_filter_cb cb, void *ctx)
 {
-	struct nl_msg *msg = magnet_nl_req_new(h, MAGNET_CMD_FILTER_GET,
-					       NLM_F_DUMP);
 	struct filter_walk w = { .cb = cb, .ctx = ctx };
+	struct nl_msg *msg;
 
+	if (!cb)
+		return magnet_nl_set_error(h, -EINVAL);
+	msg = magnet_nl_req_new(h, MAGNET_CMD_FILTER_GET, NLM_F_DUMP);
 	if (!msg)
 		return magnet_nl_set_error(h, -ENOMEM);
 	return magnet_nl_req_run(h, msg, parse_walk, &w);

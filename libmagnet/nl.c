@@ -54,6 +54,9 @@ static struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 	[MAGNET_A_STREAM_PROBES]	= { .type = NLA_U32 },
 	[MAGNET_A_FILTER]		= { .type = NLA_NESTED },
 	[MAGNET_A_CORR]			= { .type = NLA_NESTED },
+	[MAGNET_A_STREAM_APP_WRITE]	= { .type = NLA_U8 },
+	[MAGNET_A_STREAM_APP_EVENTS]	= { .type = NLA_U64 },
+	[MAGNET_A_STREAM_APP_REJECTED]	= { .type = NLA_U64 },
 };
 
 typedef int (*parse_fn)(struct nlattr **tb, void *arg);
@@ -114,6 +117,8 @@ bool magnet_ctl_has_extack(const struct magnet_ctl *h)
 
 int magnet_ctl_open(struct magnet_ctl **out)
 {
+	if (!out)
+		return -EINVAL;
 	return magnet_ctl_open_family(MAGNET_GENL_NAME, out);
 }
 
@@ -450,9 +455,12 @@ static int parse_probe_walk(struct nlattr **tb, void *arg)
 
 int magnet_probe_list(struct magnet_ctl *h, magnet_probe_cb cb, void *ctx)
 {
-	struct nl_msg *msg = req_new(h, MAGNET_CMD_PROBE_GET, NLM_F_DUMP);
 	struct probe_walk w = { .cb = cb, .ctx = ctx };
+	struct nl_msg *msg;
 
+	if (!cb)
+		return set_error(h, -EINVAL);
+	msg = req_new(h, MAGNET_CMD_PROBE_GET, NLM_F_DUMP);
 	if (!msg)
 		return set_error(h, -ENOMEM);
 	return req_run(h, msg, parse_probe_walk, &w);
@@ -586,8 +594,34 @@ int magnet_kprobe_del(struct magnet_ctl *h, const char *name)
 int magnet_stream_create(struct magnet_ctl *h, const char *name,
 			 __u32 subbuf_size, __u32 subbuf_count)
 {
-	struct nl_msg *msg = req_new(h, MAGNET_CMD_STREAM_NEW, NLM_F_ACK);
+	struct magnet_stream_opts o = {
+		.sz = sizeof(o),
+		.subbuf_size = subbuf_size,
+		.subbuf_count = subbuf_count,
+	};
+
+	return magnet_stream_create_opts(h, name, &o);
+}
+
+/* Option @field is inside the caller's struct of @sz bytes. */
+#define OPT_HAS(o, field) ((o)->sz >= offsetof(__typeof__(*(o)), field) + sizeof((o)->field))
+
+int magnet_stream_create_opts(struct magnet_ctl *h, const char *name,
+			      const struct magnet_stream_opts *opts)
+{
+	struct nl_msg *msg;
+	__u32 subbuf_size, subbuf_count;
+	bool app_write;
 	int err;
+
+	if (!h)
+		return -EINVAL;
+	if (!opts || opts->sz < offsetof(struct magnet_stream_opts, subbuf_size))
+		return set_error(h, -EINVAL);
+	subbuf_size = OPT_HAS(opts, subbuf_size) ? opts->subbuf_size : 0;
+	subbuf_count = OPT_HAS(opts, subbuf_count) ? opts->subbuf_count : 0;
+	app_write = OPT_HAS(opts, app_write) ? opts->app_write : false;
+	msg = req_new(h, MAGNET_CMD_STREAM_NEW, NLM_F_ACK);
 
 	if (!msg)
 		return set_error(h, -ENOMEM);
@@ -597,6 +631,9 @@ int magnet_stream_create(struct magnet_ctl *h, const char *name,
 		err = -EMSGSIZE;
 	if (!err && subbuf_count &&
 	    nla_put_u32(msg, MAGNET_A_STREAM_SUBBUF_COUNT, subbuf_count) < 0)
+		err = -EMSGSIZE;
+	if (!err && app_write &&
+	    nla_put_u8(msg, MAGNET_A_STREAM_APP_WRITE, 1) < 0)
 		err = -EMSGSIZE;
 	if (err) {
 		nlmsg_free(msg);
@@ -631,6 +668,10 @@ static void parse_stream_info(struct nlattr **tb, struct magnet_stream_info *s)
 	s->bytes = get_u64(tb, MAGNET_A_STREAM_BYTES);
 	s->readers = get_u32(tb, MAGNET_A_STREAM_READERS);
 	s->probes = get_u32(tb, MAGNET_A_STREAM_PROBES);
+	s->app_write = tb[MAGNET_A_STREAM_APP_WRITE] &&
+		       nla_get_u8(tb[MAGNET_A_STREAM_APP_WRITE]);
+	s->app_events = get_u64(tb, MAGNET_A_STREAM_APP_EVENTS);
+	s->app_rejected = get_u64(tb, MAGNET_A_STREAM_APP_REJECTED);
 }
 
 struct stream_walk {
@@ -649,9 +690,12 @@ static int parse_stream_walk(struct nlattr **tb, void *arg)
 
 int magnet_stream_list(struct magnet_ctl *h, magnet_stream_cb cb, void *ctx)
 {
-	struct nl_msg *msg = req_new(h, MAGNET_CMD_STREAM_GET, NLM_F_DUMP);
 	struct stream_walk w = { .cb = cb, .ctx = ctx };
+	struct nl_msg *msg;
 
+	if (!cb)
+		return set_error(h, -EINVAL);
+	msg = req_new(h, MAGNET_CMD_STREAM_GET, NLM_F_DUMP);
 	if (!msg)
 		return set_error(h, -ENOMEM);
 	return req_run(h, msg, parse_stream_walk, &w);

@@ -19,6 +19,7 @@ static const char *const core_names[] = {
 	[MAGNET_EVENT_EVENTDEF]	= "EVENTDEF",
 	[MAGNET_EVENT_SYNTH]	= "SYNTH",
 	[MAGNET_EVENT_CORR]	= "CORR",
+	[MAGNET_EVENT_APP]	= "APP",
 };
 
 struct magnet_decoder *magnet_decoder_new(void)
@@ -305,6 +306,58 @@ int magnet_rec_corr_step(const struct magnet_decoder *d,
 	return 0;
 }
 
+static const char *const app_call_names[] = {
+	[MAGNET_APP_SEND]	= "send",
+	[MAGNET_APP_SENDTO]	= "sendto",
+	[MAGNET_APP_SENDMSG]	= "sendmsg",
+	[MAGNET_APP_WRITE]	= "write",
+	[MAGNET_APP_WRITEV]	= "writev",
+	[MAGNET_APP_RECV]	= "recv",
+	[MAGNET_APP_RECVFROM]	= "recvfrom",
+	[MAGNET_APP_RECVMSG]	= "recvmsg",
+	[MAGNET_APP_READ]	= "read",
+	[MAGNET_APP_READV]	= "readv",
+};
+
+const char *magnet_app_call_name(__u32 call)
+{
+	return call < __MAGNET_APP_CALL_MAX ? app_call_names[call] : "?";
+}
+
+__u64 magnet_rec_time(const struct magnet_rec *r)
+{
+	return r->kind == MAGNET_REC_APP ? r->u.app.entry_ns : r->hdr.timestamp;
+}
+
+/* The kernel checked it when it was written; a trace file may be damaged. */
+static int decode_app(struct magnet_decoder *d, struct magnet_rec *r,
+		      size_t off)
+{
+	struct magnet_app_payload *a = &r->u.app;
+
+	if (r->payload_len < sizeof(*a))
+		return corrupt(d, off, "APP payload %zu bytes < %zu",
+			       r->payload_len, sizeof(*a));
+	memcpy(a, r->payload, sizeof(*a));
+	a->entry_ns = fix64(d, a->entry_ns);
+	a->exit_ns = fix64(d, a->exit_ns);
+	a->ret = (__s64)fix64(d, (__u64)a->ret);
+	a->req = fix64(d, a->req);
+	a->fd = (__s32)fix32(d, (__u32)a->fd);
+	a->call = fix16(d, a->call);
+	a->flags = fix16(d, a->flags);
+	a->msg_flags = fix32(d, a->msg_flags);
+	a->reserved = fix32(d, a->reserved);
+	if (a->call >= __MAGNET_APP_CALL_MAX)
+		return corrupt(d, off, "APP record with unknown call %u", a->call);
+	if (a->entry_ns > a->exit_ns)
+		return corrupt(d, off, "APP record exits (%llu) before it enters (%llu)",
+			       (unsigned long long)a->exit_ns,
+			       (unsigned long long)a->entry_ns);
+	r->kind = MAGNET_REC_APP;
+	return 0;
+}
+
 static int decode_payload(struct magnet_decoder *d, struct magnet_rec *r,
 			  size_t off)
 {
@@ -321,6 +374,8 @@ static int decode_payload(struct magnet_decoder *d, struct magnet_rec *r,
 		return decode_synth(d, r, off);
 	case MAGNET_EVENT_CORR:
 		return decode_corr(d, r, off);
+	case MAGNET_EVENT_APP:
+		return decode_app(d, r, off);
 	}
 	ev = &d->ev[r->hdr.event];
 	r->layer = ev->layer;

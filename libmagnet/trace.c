@@ -32,6 +32,9 @@ int magnet_trace_open(const char *path, struct magnet_trace **out)
 	struct magnet_trace *t;
 	int err;
 
+	if (!path || !out)
+		return -EINVAL;
+
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -84,10 +87,12 @@ static int trace_fill(struct magnet_trace *t)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
+			int err = errno;
+
 			snprintf(t->errmsg, sizeof(t->errmsg),
 				 "offset %llu: read error: %s",
-				 t->buf_off + t->len, strerror(errno));
-			return -errno;
+				 t->buf_off + t->len, strerror(err));
+			return -err;
 		}
 		if (n == 0)
 			t->eof = true;

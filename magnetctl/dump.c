@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * magnetctl dump FILE: one record per line.
+ * magnetctl dump [--file-order] FILE...: one record per line, the records
+ * of all FILEs merged in time order (libmagnet's sorted traces: an
+ * application event at its call-entry time, everything else at its header
+ * timestamp); --file-order prints one FILE as it is stored.
  *   text: time CPU pid event abstract-id size (tab-separated)
  *   -j:   one JSON object per record (JSON lines) with decoded payloads
  */
@@ -39,6 +42,8 @@ static unsigned long long rec_size(const struct magnet_rec *r)
 		return r->u.synth.count;
 	case MAGNET_REC_CORR:
 		return r->u.corr.reached;
+	case MAGNET_REC_APP:
+		return r->u.app.ret < 0 ? 0 : (unsigned long long)r->u.app.ret;
 	default:
 		return r->payload_len;
 	}
@@ -229,20 +234,49 @@ static void print_payload(const struct dump_state *ds,
 	case MAGNET_REC_SYNTH:
 		print_synth(&r->u.synth);
 		break;
+	case MAGNET_REC_APP:
+		out_open_object("app");
+		out_string("call", NULL, magnet_app_call_name(r->u.app.call));
+		out_int("fd", NULL, r->u.app.fd);
+		out_uint("req", NULL, r->u.app.req);
+		out_int("ret", NULL, r->u.app.ret);
+		out_uint("entry_ns", NULL, r->u.app.entry_ns);
+		out_uint("exit_ns", NULL, r->u.app.exit_ns);
+		out_uint("flags", NULL, r->u.app.flags);
+		out_uint("msg_flags", NULL, r->u.app.msg_flags);
+		out_close_object();
+		break;
 	case MAGNET_REC_PLAIN:
 		break;
 	}
 }
 
+/*
+ * Text: an application call after the size column, e.g.
+ * "write fd=3 req=10240 ret=10240 dur=41234ns" (ret -errno on failure).
+ */
+static void print_app_text(const struct magnet_rec *r)
+{
+	if (r->kind != MAGNET_REC_APP || out_json())
+		return;
+	out_text("\t%s fd=%d req=%llu ret=%lld dur=%lluns\n",
+		 magnet_app_call_name(r->u.app.call), r->u.app.fd,
+		 (unsigned long long)r->u.app.req, (long long)r->u.app.ret,
+		 (unsigned long long)(r->u.app.exit_ns - r->u.app.entry_ns));
+}
+
 static void print_rec(struct dump_state *ds, const struct magnet_rec *r)
 {
-	unsigned long long ns = to_ns(ds, r->hdr.timestamp);
+	unsigned long long ns;
 
 	if (r->kind == MAGNET_REC_SYSINFO)
 		ds->clock_hz = r->u.sysinfo.clock_hz;
+	/* the time the records are ordered by (an APP call's entry) */
+	ns = to_ns(ds, magnet_rec_time(r));
 	out_text("%llu.%09llu\t", ns / NSEC_PER_SEC, ns % NSEC_PER_SEC);
 	out_open_object(NULL);
 	out_uint("timestamp", NULL, r->hdr.timestamp);
+	out_uint("time", NULL, magnet_rec_time(r));
 	out_uint("cpu", "%llu\t", r->hdr.cpu);
 	out_uint("pid", "%llu\t", r->hdr.pid);
 	out_uint("tgid", NULL, r->hdr.tgid);
@@ -250,8 +284,9 @@ static void print_rec(struct dump_state *ds, const struct magnet_rec *r)
 	out_string("name", "%s\t", r->name);
 	out_uint("abstract_id", "%llu\t", r->hdr.abstract_id);
 	out_uint("size", NULL, r->hdr.size);
-	out_uint(NULL, r->kind == MAGNET_REC_CORR ? "%llu" : "%llu\n",
-		 rec_size(r));
+	out_uint(NULL, r->kind == MAGNET_REC_CORR || r->kind == MAGNET_REC_APP ?
+		 "%llu" : "%llu\n", rec_size(r));
+	print_app_text(r);
 	print_payload(ds, r);
 	out_close_object();
 }
@@ -279,15 +314,57 @@ static int dump_file(const char *path)
 	return ret < 0 ? MC_EXIT_FILE : MC_EXIT_OK;
 }
 
+/* All FILEs merged in time order (libmagnet's sorted traces). */
+static int dump_sorted(int argc, char **argv)
+{
+	struct dump_state ds = { 0 };
+	struct magnet_sorted *st;
+	const struct magnet_rec *rec;
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		FILE *f = fopen(argv[i], "r");
+
+		if (!f) {
+			mc_error("dump: %s: %s", argv[i], strerror(errno));
+			return MC_EXIT_FILE;
+		}
+		fclose(f);
+	}
+	ret = magnet_sorted_open((const char *const *)argv, argc, &st);
+	if (ret) {
+		mc_error("dump: %s", strerror(-ret));
+		return MC_EXIT_FILE;
+	}
+	while ((ret = magnet_sorted_next(st, &rec)) > 0)
+		print_rec(&ds, rec);
+	if (ret < 0) {
+		fflush(stdout);		/* good records first, then the error */
+		mc_error("dump: %s", magnet_sorted_errmsg(st));
+	}
+	magnet_sorted_close(st);
+	return ret < 0 ? MC_EXIT_FILE : MC_EXIT_OK;
+}
+
 int do_dump(int argc, char **argv)
 {
-	if (argc < 1)
-		return mc_usage_error("dump: missing FILE");
-	if (!strcmp(argv[0], "help")) {
-		printf("Usage: magnetctl dump FILE\n");
+	bool file_order = false;
+
+	if (argc >= 1 && !strcmp(argv[0], "help")) {
+		printf("Usage: magnetctl dump [--file-order] FILE...\n");
 		return MC_EXIT_OK;
 	}
-	if (argc > 1)
-		return mc_usage_error("dump: unexpected argument '%s'", argv[1]);
-	return dump_file(argv[0]);
+	if (argc >= 1 && !strcmp(argv[0], "--file-order")) {
+		file_order = true;
+		argc--;
+		argv++;
+	}
+	if (argc < 1)
+		return mc_usage_error("dump: missing FILE");
+	if (file_order && argc > 1)
+		return mc_usage_error("dump: --file-order takes one FILE, not '%s'",
+				      argv[1]);
+	if (file_order)
+		return dump_file(argv[0]);
+	return dump_sorted(argc, argv);
 }

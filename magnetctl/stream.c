@@ -10,7 +10,7 @@
 
 static int stream_help(void)
 {
-	printf("Usage: magnetctl stream create NAME [subbuf-size BYTES] [subbuf-count N]\n"
+	printf("Usage: magnetctl stream create NAME [subbuf-size BYTES] [subbuf-count N] [app-write]\n"
 	       "       magnetctl stream delete NAME\n"
 	       "       magnetctl stream list\n"
 	       "       magnetctl stream show NAME\n"
@@ -81,17 +81,29 @@ int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
 
 static int stream_create(int argc, char **argv)
 {
+	struct magnet_stream_opts o = { .sz = sizeof(o) };
 	uint32_t size, count;
 	struct magnet_ctl *h;
-	int ret;
+	int i, ret;
 
+	/* "app-write", a keyword without a value, anywhere after NAME */
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "app-write"))
+			continue;
+		o.app_write = true;
+		memmove(&argv[i], &argv[i + 1], (argc - i - 1) * sizeof(*argv));
+		argc--;
+		i--;
+	}
 	ret = mc_parse_stream_create(argc, argv, &size, &count);
 	if (ret)
 		return ret;
+	o.subbuf_size = size;
+	o.subbuf_count = count;
 	ret = mc_ctl_open(&h);
 	if (ret)
 		return ret;
-	ret = magnet_stream_create(h, argv[0], size, count);
+	ret = magnet_stream_create_opts(h, argv[0], &o);
 	if (ret)
 		ret = report(h, ret, "create", argv[0]);
 	magnet_ctl_close(h);
@@ -209,6 +221,9 @@ static void print_stream_detail(const struct magnet_stream_info *s)
 	out_uint("bytes", "bytes:         %llu\n", s->bytes);
 	out_uint("readers", "readers:       %llu\n", s->readers);
 	out_uint("probes", "probes:        %llu\n", s->probes);
+	out_bool("app_write", "app-write:     %s\n", s->app_write);
+	out_uint("app_events", "app-events:    %llu\n", s->app_events);
+	out_uint("app_rejected", "app-rejected:  %llu\n", s->app_rejected);
 	out_close_object();
 }
 

@@ -64,6 +64,30 @@ static umode_t magnetfs_dir_mode(umode_t mode)
 	return S_IFDIR | mode | ((mode & 0444) >> 2);
 }
 
+/* A stream open to application events is writable by anyone. */
+static umode_t magnetfs_file_mode(struct magnetfs_opts *o,
+				  struct magnet_stream *s)
+{
+	return S_IFREG | o->mode | (s->app_write ? 0222 : 0);
+}
+
+/*
+ * The root directory: the mount's mode plus search bits where read is
+ * granted, and search for everybody while some stream takes application
+ * events, so that its writers can reach it.  db.lock held.
+ */
+static void magnetfs_root_mode(struct super_block *sb)
+{
+	struct magnetfs_opts *o = sb->s_fs_info;
+	umode_t mode = magnetfs_dir_mode(o->mode);
+	struct magnet_stream *s;
+
+	list_for_each_entry(s, &magnet_db.streams, node)
+		if (s->app_write && s->mfs_dentry && s->mfs_dentry->d_sb == sb)
+			mode |= 0111;
+	d_inode(sb->s_root)->i_mode = mode;
+}
+
 static struct inode *magnetfs_new_inode(struct super_block *sb, umode_t mode)
 {
 	struct magnetfs_opts *o = sb->s_fs_info;
@@ -99,7 +123,7 @@ static int magnetfs_sb_add(struct super_block *sb, struct magnet_stream *s)
 		err = -EEXIST;
 		goto out;
 	}
-	inode = magnetfs_new_inode(sb, S_IFREG | o->mode);
+	inode = magnetfs_new_inode(sb, magnetfs_file_mode(o, s));
 	if (!inode) {
 		dput(d);
 		err = -ENOMEM;
@@ -113,7 +137,21 @@ static int magnetfs_sb_add(struct super_block *sb, struct magnet_stream *s)
 	s->mfs_dentry = d;
 out:
 	inode_unlock(d_inode(root));
+	if (!err && s->app_write)
+		magnetfs_root_mode(sb);
 	return err;
+}
+
+/* @s was opened to application events: its file and the root; db.lock held. */
+void magnetfs_fs_stream_mode(struct magnet_stream *s)
+{
+	struct dentry *d = s->mfs_dentry;
+
+	lockdep_assert_held(&magnet_db.lock);
+	if (!d)
+		return;
+	d_inode(d)->i_mode = magnetfs_file_mode(d->d_sb->s_fs_info, s);
+	magnetfs_root_mode(d->d_sb);
 }
 
 int magnetfs_fs_add_stream(struct magnet_stream *s)
@@ -145,6 +183,8 @@ void magnetfs_fs_remove_stream(struct magnet_stream *s)
 		dput(d);
 	}
 	inode_unlock(dir);
+	if (s->app_write)
+		magnetfs_root_mode(dir->i_sb);
 }
 
 /* Apply the options given in @o to the superblock and every file. */
@@ -163,7 +203,7 @@ static void magnetfs_apply(struct super_block *sb, struct magnetfs_opts *o)
 		cur->mode = o->mode;
 	root->i_uid = cur->uid;
 	root->i_gid = cur->gid;
-	root->i_mode = magnetfs_dir_mode(cur->mode);
+	magnetfs_root_mode(sb);
 	list_for_each_entry(s, &magnet_db.streams, node) {
 		struct inode *inode;
 
@@ -172,7 +212,7 @@ static void magnetfs_apply(struct super_block *sb, struct magnetfs_opts *o)
 		inode = d_inode(s->mfs_dentry);
 		inode->i_uid = cur->uid;
 		inode->i_gid = cur->gid;
-		inode->i_mode = S_IFREG | cur->mode;
+		inode->i_mode = magnetfs_file_mode(cur, s);
 	}
 	mutex_unlock(&magnet_db.lock);
 }

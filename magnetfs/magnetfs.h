@@ -18,5 +18,7 @@ int magnetfs_fs_init(void);
 void magnetfs_fs_exit(void);
 int magnetfs_fs_add_stream(struct magnet_stream *s);
 void magnetfs_fs_remove_stream(struct magnet_stream *s);
+/* the stream file's mode changed (app_write): apply it; db.lock held */
+void magnetfs_fs_stream_mode(struct magnet_stream *s);
 
 #endif /* _MAGNETFS_H */

@@ -117,13 +117,14 @@ void magnet_ring_consume(struct magnet_ring *r,
 u64 magnet_ring_fill(struct magnet_ring *r);
 
 /*
- * Records that count as events (produced/written/read): probe events and
- * the core's derived records.
+ * Records that count as events (produced/written/read): probe events, the
+ * core's derived records and application events written by user space.
  */
 static inline bool magnet_rec_is_event(u16 event)
 {
 	return event >= MAGNET_EVENT_FIRST_PROBE ||
-	       event == MAGNET_EVENT_SYNTH || event == MAGNET_EVENT_CORR;
+	       event == MAGNET_EVENT_SYNTH || event == MAGNET_EVENT_CORR ||
+	       event == MAGNET_EVENT_APP;
 }
 
 /* Fill a record header; @rec points at reserved ring space. */

@@ -755,12 +755,21 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	return 0;
 }
 
+/* Application events (stream_write.c); the VFS checked write permission. */
+static ssize_t magnetfs_write(struct file *f, const char __user *ubuf,
+			      size_t len, loff_t *ppos)
+{
+	return magnetfs_stream_write(((struct magnet_reader *)f->private_data)->s,
+				     ubuf, len);
+}
+
 const struct file_operations magnetfs_stream_fops = {
 	.owner		= THIS_MODULE,
 	.open		= magnetfs_open,
 	.release	= magnetfs_release,
 	.read		= magnetfs_read,
 	.read_iter	= magnetfs_read_iter,
+	.write		= magnetfs_write,
 	.poll		= magnetfs_poll,
 	.fasync		= magnetfs_fasync,
 	.unlocked_ioctl	= magnetfs_ioctl,

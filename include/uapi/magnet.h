@@ -77,9 +77,64 @@ enum magnet_core_event {
 	MAGNET_EVENT_EVENTDEF	= 2,	/* names an event ID */
 	MAGNET_EVENT_SYNTH	= 3,	/* synthesizer output (docs/SYNTH.md) */
 	MAGNET_EVENT_CORR	= 4,	/* correlator: struct magnet_corr_rec */
-	/* 5..15 reserved for the core (application events, markers, ...) */
+	MAGNET_EVENT_APP	= 5,	/* application event, below */
+	/* 6..15 reserved for the core (markers, ...) */
 	MAGNET_EVENT_FIRST_PROBE = 16,
 };
+
+/*
+ * Application events (docs/INTERPOSER.md): core event 5, written into a
+ * stream by user space with write(2) on the stream file (docs/IOCTL.md),
+ * e.g. by the interposer libmagnet_preload.so.  record.abstract_id is the
+ * socket's inode number (fstat() st_ino), the key the network probes use;
+ * record.cpu/pid/tgid/timestamp are the kernel's, filled at the write
+ * (timestamp: when the record entered the ring); the call's own times are
+ * in the payload, on the same clock (CLOCK_MONOTONIC).
+ */
+
+/* struct magnet_app_payload.call */
+enum magnet_app_call {
+	MAGNET_APP_SEND		= 0,
+	MAGNET_APP_SENDTO	= 1,
+	MAGNET_APP_SENDMSG	= 2,
+	MAGNET_APP_WRITE	= 3,
+	MAGNET_APP_WRITEV	= 4,
+	MAGNET_APP_RECV		= 5,
+	MAGNET_APP_RECVFROM	= 6,
+	MAGNET_APP_RECVMSG	= 7,
+	MAGNET_APP_READ		= 8,
+	MAGNET_APP_READV	= 9,
+	__MAGNET_APP_CALL_MAX,
+};
+
+/* struct magnet_app_payload.flags: direction */
+#define MAGNET_APP_F_TX		0x1
+#define MAGNET_APP_F_RX		0x2
+
+/*
+ * APP payload, 48 bytes.  @entry_ns/@exit_ns: CLOCK_MONOTONIC when the
+ * call was entered and when it returned; @ret: its return value (bytes,
+ * or -errno); @req: bytes asked for (the iovecs summed); @fd: the file
+ * descriptor; @msg_flags: the flags argument (0 for write/read).
+ * The kernel refuses a record with @call >= __MAGNET_APP_CALL_MAX, a
+ * @flags other than the call's direction, @reserved != 0,
+ * @entry_ns > @exit_ns or @exit_ns after the write.
+ */
+struct magnet_app_payload {
+	__u64 entry_ns;
+	__u64 exit_ns;
+	__s64 ret;
+	__u64 req;
+	__s32 fd;
+	__u16 call;		/* enum magnet_app_call */
+	__u16 flags;		/* MAGNET_APP_F_TX or MAGNET_APP_F_RX */
+	__u32 msg_flags;
+	__u32 reserved;		/* 0 */
+};
+
+#define MAGNET_APP_REC_SIZE	(MAGNET_REC_HDR_SIZE + 48)
+/* Largest write(2) of application records to a stream file. */
+#define MAGNET_APP_WRITE_MAX	(64u << 10)
 
 #define MAGNET_ENDIAN_MAGIC	0x01234567u
 #define MAGNET_ENDIAN_SWAPPED	0x67452301u
@@ -490,6 +545,9 @@ enum magnet_attr {
 	MAGNET_A_SYNTH,			/* nest: enum magnet_synth_attr */
 	MAGNET_A_CORR,			/* nest: enum magnet_corr_attr */
 	MAGNET_A_KPROBE,		/* nest: enum magnet_kprobe_attr */
+	MAGNET_A_STREAM_APP_WRITE,	/* u8: anyone may write() APP events */
+	MAGNET_A_STREAM_APP_EVENTS,	/* u64: APP records accepted */
+	MAGNET_A_STREAM_APP_REJECTED,	/* u64: write() calls refused */
 	__MAGNET_A_MAX,
 };
 #define MAGNET_A_MAX (__MAGNET_A_MAX - 1)

@@ -45,6 +45,7 @@ EV_LOST = 1
 EV_EVENTDEF = 2
 EV_SYNTH = 3
 EV_CORR = 4                         # correlator records (docs/CORRELATE.md)
+EV_APP = 5          # application events (write(2) into a stream)
 FIRST_PROBE = 16
 
 ENDIAN_MAGIC = 0x01234567
@@ -88,6 +89,14 @@ assert struct.calcsize("<" + SYSINFO_FMT) == 152
 assert struct.calcsize("<" + EVENTDEF_FMT) == 40
 assert struct.calcsize("<" + NET_FMT) == 16
 assert struct.calcsize("<" + SYNTH_FMT) == 168
+# struct magnet_app_payload: entry_ns exit_ns ret req fd call flags
+# msg_flags reserved
+APP_FMT = "QQqQiHHII"               # 48 bytes
+assert struct.calcsize("<" + APP_FMT) == 48
+App = namedtuple("App", "entry_ns exit_ns ret req fd call flags msg_flags reserved")
+APP_CALLS = ["send", "sendto", "sendmsg", "write", "writev", "recv",
+             "recvfrom", "recvmsg", "read", "readv"]
+APP_F_TX, APP_F_RX = 0x1, 0x2
 
 # Events the assertions know by name.
 SEND_EVENTS = ("sock_send", "tcp_send", "udp_send")
@@ -113,7 +122,7 @@ def wire_segments(net):
 class Record:
     __slots__ = ("index", "offset", "size", "event", "cpu", "abstract_id",
                  "timestamp", "pid", "tgid", "payload", "group", "name",
-                 "layer", "ptype", "net")
+                 "layer", "ptype", "net", "app")
 
     def __init__(self, index, offset, hdr, payload, group):
         (self.size, self.event, self.cpu, self.abstract_id, self.timestamp,
@@ -126,6 +135,7 @@ class Record:
         self.layer = None
         self.ptype = None
         self.net = None   # Net, for payload type "net"
+        self.app = None   # App, for EV_APP records
 
     def where(self):
         return "record #%d at offset %d (event %d%s, cpu %d)" % (
@@ -216,6 +226,8 @@ class Trace:
             self.check_synth(rec)
         elif rec.event == EV_CORR:
             self.check_corr(rec)
+        elif rec.event == EV_APP:
+            self.check_app(rec)
         elif rec.event < FIRST_PROBE:
             self.error("malformed", "%s: reserved core event ID" % rec.where())
         if self.sysinfos:
@@ -353,6 +365,33 @@ class Trace:
         for p in problems:
             self.error("sysinfo", "%s: SYSINFO %s" % (w, p))
 
+    def check_app(self, rec):
+        w = rec.where()
+        if len(rec.payload) != 48:
+            self.error("malformed", "%s: APP payload %d bytes != 48" %
+                       (w, len(rec.payload)))
+            return
+        rec.app = a = App(*struct.unpack_from(self.bo + APP_FMT, rec.payload))
+        rec.name = "app"
+        problems = []
+        if a.call >= len(APP_CALLS):
+            problems.append("call %d" % a.call)
+        elif a.flags != (APP_F_TX if a.call <= 4 else APP_F_RX):
+            problems.append("flags 0x%x for %s" % (a.flags, APP_CALLS[a.call]))
+        if a.reserved:
+            problems.append("reserved %d" % a.reserved)
+        if a.entry_ns > a.exit_ns:
+            problems.append("entry %d after exit %d" % (a.entry_ns, a.exit_ns))
+        # the kernel stamps the header when the batch reaches the ring
+        if a.exit_ns > rec.timestamp + 10000000:
+            problems.append("exit %d after the write (%d)" % (a.exit_ns, rec.timestamp))
+        if a.ret > 0 and a.ret > a.req:
+            problems.append("ret %d > req %d" % (a.ret, a.req))
+        if not rec.pid or not rec.tgid:
+            problems.append("pid %d tgid %d (a task wrote it)" % (rec.pid, rec.tgid))
+        for p in problems:
+            self.error("malformed", "%s: APP %s" % (w, p))
+
     def check_eventdef(self, rec):
         w = rec.where()
         if len(rec.payload) < 40:
@@ -398,8 +437,9 @@ class Trace:
                 d = self.defs_at[rec.index]
                 current[(rec.group, d[0])] = d[1:]
             if rec.event < FIRST_PROBE:
-                rec.name = ("sysinfo", "lost", "eventdef", "synth", "corr")[rec.event] \
-                    if rec.event <= EV_CORR else None
+                if rec.event != EV_APP:
+                    rec.name = ("sysinfo", "lost", "eventdef", "synth", "corr")[rec.event] \
+                        if rec.event <= EV_CORR else None
                 continue
             key = (rec.group, rec.event)
             d = current.get(key) or first.get(key)
@@ -475,7 +515,7 @@ def check_timestamps(trace):
     last = {}
     bad = []
     for r in trace.records:
-        if r.event != EV_LOST and r.event < FIRST_PROBE:
+        if r.event not in (EV_LOST, EV_APP) and r.event < FIRST_PROBE:
             continue
         key = (r.group, r.cpu)
         prev = last.get(key)
@@ -648,6 +688,9 @@ def run_checks(trace, args):
                        (n, want_lost, "==" if n + want_lost == args.expect_produced
                         else "!=", args.expect_produced))
 
+    if args.app_ino is not None:
+        check_app(tap, trace, args)
+
     if args.min_events is not None:
         tap.result(len(events) >= args.min_events,
                    "at least %d probe events (found %d)" % (args.min_events, len(events)))
@@ -656,6 +699,60 @@ def run_checks(trace, args):
         tap.result(cnt > 0, "events named %s present (%d)" % (name, cnt))
 
     return tap.finish()
+
+
+def check_app(tap, trace, args):
+    """The application's calls on socket --app-ino against the kernel's
+    sock_send/sock_recv events of the same socket."""
+    ino = args.app_ino
+    apps = sorted((r for r in trace.records if r.app and r.abstract_id == ino),
+                  key=lambda r: r.app.entry_ns)
+    tx = [r for r in apps if r.app.flags == APP_F_TX]
+    rx = [r for r in apps if r.app.flags == APP_F_RX]
+    details = []
+    if args.app_pid is not None:
+        details += ["%s: pid %d tgid %d" % (r.where(), r.pid, r.tgid)
+                    for r in apps if r.tgid != args.app_pid]
+    tap.result(bool(apps) and not details,
+               "%d APP records of socket %d (%d send side, %d receive side)%s" %
+               (len(apps), ino, len(tx), len(rx),
+                ", written by pid %d" % args.app_pid if args.app_pid else ""),
+               details or ([] if apps else ["no APP record with abstract_id %d" % ino]))
+    if args.app_sends is not None:
+        bad = ["%s: %s req %d ret %d" % (r.where(), APP_CALLS[r.app.call],
+                                         r.app.req, r.app.ret)
+               for r in tx if args.app_len is not None and
+               (r.app.req != args.app_len or r.app.ret != args.app_len)]
+        if len(tx) != args.app_sends:
+            bad.append("%d send-side APP records, expected %d" % (len(tx), args.app_sends))
+        tap.result(not bad, "%d application sends of %s bytes each" %
+                   (len(tx), args.app_len), bad)
+    lag = sorted(a.timestamp - a.app.exit_ns for a in apps) or [0]
+    tap.result(all(x >= -10000000 for x in lag),
+               "APP records reached the stream after their calls returned "
+               "(median lag %d us)" % (lag[len(lag) // 2] // 1000))
+    if not args.app_match:
+        return
+    # The kernel's sock_send of a call happens inside it: entry <= ts <= exit.
+    ks = sorted((r for r in trace.records if r.name == "sock_send" and
+                 r.abstract_id == ino), key=lambda r: r.timestamp)
+    ok_tx = [r for r in tx if r.app.ret > 0]
+    bad = []
+    if len(ks) != len(ok_tx):
+        bad.append("%d sock_send events, %d successful application sends" %
+                   (len(ks), len(ok_tx)))
+    for a, k in zip(ok_tx, ks):
+        if not a.app.entry_ns <= k.timestamp <= a.app.exit_ns:
+            bad.append("%s: call [%d, %d] does not contain sock_send at %d (%s)" %
+                       (a.where(), a.app.entry_ns, a.app.exit_ns, k.timestamp,
+                        k.where()))
+        elif k.net and k.net.len != a.app.ret:
+            bad.append("%s: ret %d, sock_send len %d" % (a.where(), a.app.ret,
+                                                        k.net.len))
+    durs = sorted(a.app.exit_ns - a.app.entry_ns for a in ok_tx) or [0]
+    tap.result(bool(ks) and not bad,
+               "each of %d sends contains its kernel sock_send: entry <= sock_send <= exit "
+               "(call duration median %d ns)" % (len(ks), durs[len(durs) // 2]), bad[:10])
 
 
 # ---- summary and dump -------------------------------------------------------
@@ -750,6 +847,11 @@ def dump(trace, out=None):
                          d["count"], d["min"], d["max"],
                          d["sum_lo"] | d["sum_hi"] << 64, d["mean"],
                          d["variance"], d["group"], d["flags"]))
+        elif r.app:
+            a = r.app
+            extra = "call=%s fd=%d req=%d ret=%d entry=%d exit=%d" % (
+                APP_CALLS[a.call] if a.call < len(APP_CALLS) else a.call,
+                a.fd, a.req, a.ret, a.entry_ns, a.exit_ns)
         elif r.net:
             n = r.net
             extra = "len=%d ifindex=%d proto=0x%x flags=%s" % (
@@ -791,6 +893,18 @@ def main(argv=None):
                     help="probe events in the trace + lost == N")
     ap.add_argument("--expect-lost", type=int, metavar="L",
                     help="LOST records' counts add up to L")
+    ap.add_argument("--app-ino", type=int, metavar="INO",
+                    help="check application events (event 5) of socket INO "
+                         "against its sock_send events")
+    ap.add_argument("--app-pid", type=int, metavar="PID",
+                    help="... written by process PID")
+    ap.add_argument("--app-sends", type=int, metavar="N",
+                    help="... N send-side calls")
+    ap.add_argument("--app-match", action="store_true",
+                    help="... each successful send contains the kernel's "
+                         "sock_send of the same socket (entry <= ts <= exit)")
+    ap.add_argument("--app-len", type=int, metavar="BYTES",
+                    help="... of BYTES each (asked for and sent)")
     ap.add_argument("--min-events", type=int, metavar="N",
                     help="at least N probe events")
     ap.add_argument("--require", action="append", metavar="NAME",

@@ -360,7 +360,7 @@ static void test_dump_text(void **state)
 	(void)state;
 	build_trace(&tb);
 	path = tb_write_tmp(&tb, tb.len);
-	r = run("dump", path);
+	r = run("dump", "--file-order", path);
 	assert_int_equal(r.code, 0);
 	assert_string_equal(r.out,
 		"0.000001000\t3\t4242\tSYSINFO\t73588229205\t152\n"
@@ -370,8 +370,85 @@ static void test_dump_text(void **state)
 		"3.000000000\t3\t4242\tevent40\t73588229205\t24\n");
 	assert_string_equal(r.err, "");
 	done(&r);
+	/* by default in time order: metadata first, then by timestamp */
+	r = run("dump", path);
+	assert_int_equal(r.code, 0);
+	assert_string_equal(r.out,
+		"0.000001000\t3\t4242\tSYSINFO\t73588229205\t152\n"
+		"0.000000000\t3\t4242\tEVENTDEF\t73588229205\t40\n"
+		"0.000000000\t3\t4242\tLOST\t73588229205\t5\n"
+		"1.500000000\t3\t4242\ttcp_send\t73588229205\t1448\n"
+		"3.000000000\t3\t4242\tevent40\t73588229205\t24\n");
+	assert_string_equal(r.err, "");
+	done(&r);
 	unlink(path);
 	tb_free(&tb);
+}
+
+/*
+ * An application's write() (entry 1.4 s, exit 1.6 s, in the stream at
+ * 2.0 s) sorts before the kernel's tcp_send of the same call (1.5 s), also
+ * when the two come from different files.
+ */
+static void test_dump_app(void **state)
+{
+	const char *app_line =
+		"1.400000000\t3\t4242\tAPP\t73588229205\t10240"
+		"\twrite fd=3 req=10240 ret=10240 dur=200000000ns\n";
+	struct tbuf tb, tb2;
+	char p1[64], p2[64];
+	struct result r;
+
+	(void)state;
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 1000);
+	tb_eventdef(&tb, 16, "tcp_send", MAGNET_LAYER_TRANSPORT,
+		    MAGNET_PAYLOAD_NET);
+	tb_net(&tb, 16, 10240, 2, 6, MAGNET_NET_F_TX);
+	tb_app(&tb, 2000000000ull, MAGNET_APP_WRITE, 1400000000ull,
+	       1600000000ull, 10240);
+	snprintf(p1, sizeof(p1), "%s", tb_write_tmp(&tb, tb.len));
+	r = run("dump", p1);
+	assert_int_equal(r.code, 0);
+	assert_non_null(strstr(r.out, app_line));
+	assert_true(strstr(r.out, app_line) < strstr(r.out, "tcp_send\t"));
+	done(&r);
+
+	r = run("-j", "dump", p1);
+	assert_int_equal(r.code, 0);
+	assert_non_null(strstr(r.out, "\"app\":{\"call\":\"write\",\"fd\":3,"
+				   "\"req\":10240,\"ret\":10240,"
+				   "\"entry_ns\":1400000000,\"exit_ns\":1600000000"));
+	done(&r);
+
+	/* the application's records in a file of their own */
+	tb_init(&tb2, true);
+	tb_sysinfo(&tb2, 1000);
+	tb_app(&tb2, 2000000000ull, MAGNET_APP_WRITE, 1400000000ull,
+	       1600000000ull, 10240);
+	tb_app(&tb2, 2000000000ull, MAGNET_APP_RECV, 1700000000ull,
+	       1800000000ull, -11);
+	tb.len = 0;
+	tb_sysinfo(&tb, 1000);
+	tb_eventdef(&tb, 16, "tcp_send", MAGNET_LAYER_TRANSPORT,
+		    MAGNET_PAYLOAD_NET);
+	tb_net(&tb, 16, 10240, 2, 6, MAGNET_NET_F_TX);
+	snprintf(p1, sizeof(p1), "%s", tb_write_tmp(&tb, tb.len));
+	snprintf(p2, sizeof(p2), "%s", tb_write_tmp(&tb2, tb2.len));
+	r = run("dump", p1, p2);
+	assert_int_equal(r.code, 0);
+	assert_non_null(strstr(r.out, app_line));
+	assert_true(strstr(r.out, app_line) < strstr(r.out, "tcp_send\t"));
+	assert_non_null(strstr(r.out, "recv fd=3 req=10240 ret=-11"));
+	assert_true(strstr(r.out, "tcp_send\t") < strstr(r.out, "recv fd="));
+	done(&r);
+	r = run("dump", "--file-order", p1, p2);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	done(&r);
+	unlink(p1);
+	unlink(p2);
+	tb_free(&tb);
+	tb_free(&tb2);
 }
 
 static void test_dump_json(void **state)
@@ -498,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_not_loaded),
 		cmocka_unit_test(test_record_missing_stream_file),
 		cmocka_unit_test(test_dump_text),
+		cmocka_unit_test(test_dump_app),
 		cmocka_unit_test(test_dump_json),
 		cmocka_unit_test(test_dump_corrupt),
 		cmocka_unit_test(test_dump_not_a_trace),

@@ -195,6 +195,62 @@ static void test_kernel_extack(void **state)
 	magnet_ctl_close(h);
 }
 
+/*
+ * Argument errors are -EINVAL before anything is sent, the same for every
+ * function taking a name, and explained by magnet_ctl_errmsg().
+ */
+static void test_arg_errors(void **state)
+{
+	const char *longname = "0123456789012345678901234567890123";
+	struct magnet_stream_opts o = { .sz = sizeof(o) };
+	struct magnet_stream_info si;
+	struct magnet_probe_info pi;
+	struct magnet_filter_info fi;
+	struct magnet_ctl *h;
+	const char *names[] = { longname, NULL };
+	unsigned int i;
+
+	(void)state;
+	if (magnet_ctl_open_family("nlctrl", &h))
+		skip();
+	for (i = 0; i < 2; i++) {
+		const char *n = names[i];
+
+		assert_int_equal(magnet_stream_create(h, n, 0, 0), -EINVAL);
+		assert_int_equal(magnet_stream_create_opts(h, n, &o), -EINVAL);
+		assert_int_equal(magnet_stream_delete(h, n), -EINVAL);
+		assert_int_equal(magnet_stream_flush(h, n), -EINVAL);
+		assert_int_equal(magnet_stream_get(h, n, &si), -EINVAL);
+		assert_int_equal(magnet_probe_get(h, n, &pi), -EINVAL);
+		assert_int_equal(magnet_probe_enable(h, n, "s"), -EINVAL);
+		assert_int_equal(magnet_probe_enable(h, "p", n), -EINVAL);
+		assert_int_equal(magnet_probe_enable_id(h, 16, n), -EINVAL);
+		assert_int_equal(magnet_probe_disable(h, n), -EINVAL);
+		assert_int_equal(magnet_kprobe_del(h, n), -EINVAL);
+		assert_int_equal(magnet_filter_del(h, n), -EINVAL);
+		assert_int_equal(magnet_filter_get(h, n, &fi), -EINVAL);
+		assert_false(magnet_ctl_has_extack(h));
+		assert_string_equal(magnet_ctl_errmsg(h), strerror(EINVAL));
+	}
+	/* walks need a callback */
+	assert_int_equal(magnet_probe_list(h, NULL, NULL), -EINVAL);
+	assert_int_equal(magnet_stream_list(h, NULL, NULL), -EINVAL);
+	assert_int_equal(magnet_filter_list(h, NULL, NULL), -EINVAL);
+	assert_int_equal(magnet_ctl_open(NULL), -EINVAL);
+	/* options: NULL, or a size that does not even hold the first field */
+	assert_int_equal(magnet_stream_create_opts(h, "s", NULL), -EINVAL);
+	o.sz = 0;
+	assert_int_equal(magnet_stream_create_opts(h, "s", &o), -EINVAL);
+	assert_string_equal(magnet_ctl_errmsg(h), strerror(EINVAL));
+	assert_int_equal(magnet_stream_create_opts(NULL, "s", &o), -EINVAL);
+	/* a caller built against an older, smaller struct: no app_write */
+	o.sz = offsetof(struct magnet_stream_opts, app_write);
+	o.app_write = true;
+	assert_true(magnet_stream_create_opts(h, "s", &o) < 0);	/* nlctrl refuses */
+	assert_int_not_equal(magnet_stream_create_opts(h, "s", &o), -EINVAL);
+	magnet_ctl_close(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_family_missing),
 		cmocka_unit_test(test_kernel_refusal),
 		cmocka_unit_test(test_kernel_extack),
+		cmocka_unit_test(test_arg_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,6 +115,23 @@ size_t tb_net(struct tbuf *tb, __u16 event, __u32 len, __u32 ifindex,
 	return tb_rec(tb, event, 0, 1500000000ull, &np, sizeof(np));
 }
 
+size_t tb_app(struct tbuf *tb, __u64 ts, __u16 call, __u64 entry, __u64 exit,
+	      __s64 ret)
+{
+	struct magnet_app_payload a = {
+		.entry_ns = o64(tb, entry),
+		.exit_ns = o64(tb, exit),
+		.ret = (__s64)o64(tb, (__u64)ret),
+		.req = o64(tb, 10240),
+		.fd = (__s32)o32(tb, 3),
+		.call = o16(tb, call),
+		.flags = o16(tb, call <= MAGNET_APP_WRITEV ? MAGNET_APP_F_TX :
+					MAGNET_APP_F_RX),
+	};
+
+	return tb_rec(tb, MAGNET_EVENT_APP, 0, ts, &a, sizeof(a));
+}
+
 const char *tb_write_tmp(const struct tbuf *tb, size_t len)
 {
 	static char path[64];

@@ -24,6 +24,9 @@ size_t tb_eventdef(struct tbuf *tb, __u16 id, const char *name, __u16 layer,
 size_t tb_lost(struct tbuf *tb, __u64 count);
 size_t tb_net(struct tbuf *tb, __u16 event, __u32 len, __u32 ifindex,
 	      __u16 proto, __u16 flags);
+/* An APP record at header time @ts for a call of [@entry, @exit]. */
+size_t tb_app(struct tbuf *tb, __u64 ts, __u16 call, __u64 entry, __u64 exit,
+	      __s64 ret);
 /* Write to a new temporary file; returns its path (static buffer). */
 const char *tb_write_tmp(const struct tbuf *tb, size_t len);
 

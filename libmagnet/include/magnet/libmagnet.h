@@ -115,6 +115,9 @@ struct magnet_stream_info {
 	__u64 bytes;
 	__u32 readers;
 	__u32 probes;
+	bool app_write;			/* anyone may write APP events */
+	__u64 app_events;		/* APP records accepted */
+	__u64 app_rejected;		/* write() calls refused */
 };
 
 typedef int (*magnet_stream_cb)(const struct magnet_stream_info *s, void *ctx);
@@ -122,6 +125,23 @@ typedef int (*magnet_stream_cb)(const struct magnet_stream_info *s, void *ctx);
 /* @subbuf_size/@subbuf_count 0: kernel default (attribute omitted). */
 LIBMAGNET_API int magnet_stream_create(struct magnet_ctl *h, const char *name,
 				       __u32 subbuf_size, __u32 subbuf_count);
+/*
+ * Stream options, libbpf style: set @sz = sizeof(struct magnet_stream_opts)
+ * (fields past a smaller @sz count as 0, so old callers keep working when
+ * fields are added).  @subbuf_size/@subbuf_count 0: kernel default.
+ * @app_write: every local user may write application events into the
+ * stream (its files become writable by all; docs/INTERPOSER.md).
+ */
+struct magnet_stream_opts {
+	size_t sz;
+	__u32 subbuf_size;
+	__u32 subbuf_count;
+	bool app_write;
+};
+
+LIBMAGNET_API int magnet_stream_create_opts(struct magnet_ctl *h,
+					    const char *name,
+					    const struct magnet_stream_opts *opts);
 LIBMAGNET_API int magnet_stream_delete(struct magnet_ctl *h, const char *name);
 LIBMAGNET_API int magnet_stream_list(struct magnet_ctl *h, magnet_stream_cb cb,
 				     void *ctx);
@@ -351,6 +371,7 @@ enum magnet_rec_kind {
 	MAGNET_REC_FIELDS,	/* u.fields, described by magnet_payload_fields() */
 	MAGNET_REC_SYNTH,	/* u.synth */
 	MAGNET_REC_CORR,	/* u.corr; steps: magnet_rec_corr_step() */
+	MAGNET_REC_APP,		/* u.app: an application event (MAGNET_EVENT_APP) */
 };
 
 /* Most fields of a table-described payload (MAGNET_REC_FIELDS). */
@@ -376,6 +397,7 @@ struct magnet_rec {
 		struct magnet_net_payload net;
 		struct magnet_synth_payload synth;
 		struct magnet_corr_rec corr;
+		struct magnet_app_payload app;
 		/*
 		 * MAGNET_REC_FIELDS: value of field i of
 		 * magnet_payload_fields(payload_type), host order, signed
@@ -427,14 +449,13 @@ LIBMAGNET_API int magnet_rec_next(struct magnet_decoder *d, const void *buf,
 				  size_t len, size_t *off,
 				  struct magnet_rec *out);
 LIBMAGNET_API const char *magnet_decoder_errmsg(const struct magnet_decoder *d);
+/* The decoder of a trace file (for magnet_rec_corr_step()). */
+struct magnet_trace;
+LIBMAGNET_API const struct magnet_decoder *magnet_trace_decoder(const struct magnet_trace *t);
 /*
  * Step @i (< r->u.corr.nsteps) of a MAGNET_REC_CORR record, host order.
  * 0, or -EINVAL when @r is no such record or @i is out of range.
  */
-/* The decoder of a trace file (for magnet_rec_corr_step()). */
-struct magnet_trace;
-LIBMAGNET_API const struct magnet_decoder *
-magnet_trace_decoder(const struct magnet_trace *t);
 LIBMAGNET_API int magnet_rec_corr_step(const struct magnet_decoder *d,
 				       const struct magnet_rec *r,
 				       unsigned int i,
@@ -520,6 +541,36 @@ LIBMAGNET_API int magnet_uring_reader_open(int fd, unsigned int depth,
 LIBMAGNET_API ssize_t magnet_uring_reader_next(struct magnet_uring_reader *ur,
 					       int timeout_ms, const void **data);
 LIBMAGNET_API void magnet_uring_reader_close(struct magnet_uring_reader *ur);
+
+/*
+ * Time of a record for ordering: an application event's call-entry time
+ * (u.app.entry_ns), else the header's timestamp.  A send() then sorts
+ * before the kernel's events of the same call, which the kernel wrote
+ * while the call ran, before the application's batch reached the stream.
+ */
+LIBMAGNET_API __u64 magnet_rec_time(const struct magnet_rec *r);
+/* Name of an application call ("send", "recvmsg", ...; "?" unknown). */
+LIBMAGNET_API const char *magnet_app_call_name(__u32 call);
+
+/*
+ * Sorted traces: read whole trace files (one or more, e.g. a kernel
+ * stream's and an application stream's) and hand out their records in
+ * magnet_rec_time() order (ties: file order).  SYSINFO and EVENTDEF come
+ * first, each file's in its order.  open(): 0, -EINVAL (no paths),
+ * -ENOMEM, -errno of open/read (magnet_sorted_errmsg() names the file).
+ * A corrupt or truncated file keeps its records before the bad one;
+ * next() returns 1 (*out valid until the next call, its payload until
+ * close), then 0 at the end, or
+ * -EBADMSG at the end when a file was corrupt (errmsg says where).
+ */
+struct magnet_sorted;
+LIBMAGNET_API int magnet_sorted_open(const char *const *paths,
+				     unsigned int nr,
+				     struct magnet_sorted **out);
+LIBMAGNET_API int magnet_sorted_next(struct magnet_sorted *st,
+				     const struct magnet_rec **out);
+LIBMAGNET_API const char *magnet_sorted_errmsg(const struct magnet_sorted *st);
+LIBMAGNET_API void magnet_sorted_close(struct magnet_sorted *st);
 
 /*
  * Merge reader: push() whole records as read from a stream (any CPU mix);
