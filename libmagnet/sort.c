@@ -252,6 +252,11 @@ int magnet_sorted_open(const char *const *paths, unsigned int nr,
 	return 0;
 }
 
+const struct magnet_decoder *magnet_sorted_decoder(const struct magnet_sorted *st)
+{
+	return &st->dec;
+}
+
 int magnet_sorted_next(struct magnet_sorted *st, const struct magnet_rec **out)
 {
 	const struct sorted_rec *e;

@@ -336,6 +336,7 @@ static int dump_sorted(int argc, char **argv)
 		mc_error("dump: %s", strerror(-ret));
 		return MC_EXIT_FILE;
 	}
+	ds.dec = magnet_sorted_decoder(st);
 	while ((ret = magnet_sorted_next(st, &rec)) > 0)
 		print_rec(&ds, rec);
 	if (ret < 0) {

@@ -451,6 +451,35 @@ static void test_dump_app(void **state)
 	tb_free(&tb2);
 }
 
+/* CORR records through the sorted dump, in both byte orders (the steps
+ * need the decoder of the record being printed). */
+static void test_dump_corr(void **state)
+{
+	struct tbuf tb;
+	struct result r;
+	char p[64];
+	int swap;
+
+	(void)state;
+	for (swap = 0; swap < 2; swap++) {
+		tb_init(&tb, swap);
+		tb_sysinfo(&tb, 1000);
+		tb_corr(&tb, 3000000000ull, 2000000000ull, 17, 18, 12345, 1400);
+		snprintf(p, sizeof(p), "%s", tb_write_tmp(&tb, tb.len));
+		r = run("dump", p);
+		assert_int_equal(r.code, 0);
+		assert_non_null(strstr(r.out, "CORR"));
+		assert_non_null(strstr(r.out, "+12345ns(1)"));
+		done(&r);
+		r = run("-j", "dump", p);
+		assert_int_equal(r.code, 0);
+		assert_non_null(strstr(r.out, "\"delta_ns\":12345"));
+		done(&r);
+		unlink(p);
+		tb_free(&tb);
+	}
+}
+
 static void test_dump_json(void **state)
 {
 	struct tbuf tb;
@@ -576,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_record_missing_stream_file),
 		cmocka_unit_test(test_dump_text),
 		cmocka_unit_test(test_dump_app),
+		cmocka_unit_test(test_dump_corr),
 		cmocka_unit_test(test_dump_json),
 		cmocka_unit_test(test_dump_corrupt),
 		cmocka_unit_test(test_dump_not_a_trace),

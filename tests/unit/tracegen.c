@@ -146,3 +146,23 @@ const char *tb_write_tmp(const struct tbuf *tb, size_t len)
 	close(fd);
 	return path;
 }
+
+size_t tb_corr(struct tbuf *tb, __u64 ts, __u64 start, __u16 e0, __u16 e1,
+	       __u64 delta, __u32 bytes)
+{
+	struct {
+		struct magnet_corr_rec c;
+		struct magnet_corr_step s[2];
+	} p = {
+		.c = { .corr_id = o32(tb, 1), .nsteps = o16(tb, 2),
+		       .reached = o16(tb, 2), .start = o64(tb, start) },
+		.s = {
+			{ .count = o32(tb, 1), .bytes = o32(tb, bytes),
+			  .event = o16(tb, e0) },
+			{ .delta_ns = o64(tb, delta), .count = o32(tb, 1),
+			  .bytes = o32(tb, bytes), .event = o16(tb, e1) },
+		},
+	};
+
+	return tb_rec(tb, MAGNET_EVENT_CORR, 0, ts, &p, sizeof(p));
+}

@@ -27,6 +27,9 @@ size_t tb_net(struct tbuf *tb, __u16 event, __u32 len, __u32 ifindex,
 /* An APP record at header time @ts for a call of [@entry, @exit]. */
 size_t tb_app(struct tbuf *tb, __u64 ts, __u16 call, __u64 entry, __u64 exit,
 	      __s64 ret);
+/* A CORR record of 2 steps: events @e0 then @e1 @delta ns later. */
+size_t tb_corr(struct tbuf *tb, __u64 ts, __u64 start, __u16 e0, __u16 e1,
+	       __u64 delta, __u32 bytes);
 /* Write to a new temporary file; returns its path (static buffer). */
 const char *tb_write_tmp(const struct tbuf *tb, size_t len);
 

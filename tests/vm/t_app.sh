@@ -226,8 +226,15 @@ check_eq "the trace holds the written records and LOST records for the rest" "$w
 check "stream create gone" magnetctl stream create gone
 tcp_sink_start sink4 5001 || bail_out "tcp_sink did not start"
 bg app4 in_a env MAGNET_STREAM=$MFS/gone LD_PRELOAD="$PRELOAD" MAGNET_FLUSH_MS=10 \
-	"$BIN/tcp_sender" -i 20 "$IP_B" 5001 100
-sleep 1
+	"$BIN/tcp_sender" -i 20 "$IP_B" 5001 300
+# delete only once the application's records arrive (start-up under TCG
+# on a loaded host can take longer than its whole run otherwise)
+for i in $(seq 1 100); do
+	n=$(magnetctl -j stream show gone | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d.get("app_events",0))')
+	[ "${n:-0}" -gt 0 ] && break
+	sleep 0.2
+done
+diag "records in the stream before its deletion: $n"
 check "delete the stream while the application writes into it" magnetctl stream delete gone
 check "rmmod magnet_net while the application runs" rmmod magnet_net
 bg_wait app4 60

@@ -571,6 +571,8 @@ LIBMAGNET_API int magnet_sorted_next(struct magnet_sorted *st,
 				     const struct magnet_rec **out);
 LIBMAGNET_API const char *magnet_sorted_errmsg(const struct magnet_sorted *st);
 LIBMAGNET_API void magnet_sorted_close(struct magnet_sorted *st);
+/* The decoder of the record last returned (for magnet_rec_corr_step()). */
+LIBMAGNET_API const struct magnet_decoder *magnet_sorted_decoder(const struct magnet_sorted *st);
 
 /*
  * Merge reader: push() whole records as read from a stream (any CPU mix);
