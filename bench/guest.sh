@@ -537,11 +537,11 @@ run_iperf2() {	# run_iperf2 TAG HOOK: two floods; HOOK runs just before they sta
 	rm -f "$TMPD/go1" "$TMPD/go2"
 	mkfifo "$TMPD/go1" "$TMPD/go2"
 	# shellcheck disable=SC2016
-	ip netns exec "$NS_A" sh -c 'read _ <"$0"; shift; exec "$@"' "$TMPD/go1" \
+	ip netns exec "$NS_A" sh -c 'read _ <"$0"; exec "$@"' "$TMPD/go1" \
 		iperf3 -c "$IP_B" -p 5201 -u -b 0 -l 1400 -t "$P_DUR" -J >"$RAW/$tag.c5201.json" 2>&1 &
 	FLOW1_PID=$!
 	# shellcheck disable=SC2016
-	ip netns exec "$NS_A" sh -c 'read _ <"$0"; shift; exec "$@"' "$TMPD/go2" \
+	ip netns exec "$NS_A" sh -c 'read _ <"$0"; exec "$@"' "$TMPD/go2" \
 		iperf3 -c "$IP_B" -p 5202 -u -b 0 -l 1400 -t "$P_DUR" -J >"$RAW/$tag.c5202.json" 2>&1 &
 	FLOW2_PID=$!
 	"$hook"
