@@ -11,6 +11,9 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/spinlock.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
 #include <linux/netlink.h>
 #include <net/netlink.h>
 #include <magnet/magnet.h>
@@ -29,7 +32,15 @@ struct magnet_stream {
 	struct kref ref;		/* db list + open files */
 	u32 subbuf_size;
 	u32 subbuf_count;
-	struct magnet_ring __percpu *rings;
+	u32 mode;			/* MAGNET_STREAM_F_*, fixed */
+	struct magnet_ring __percpu *rings;	/* per-CPU mode */
+	/* buffer modes (magnet_write_mode(), docs/DESIGN.md) */
+	struct magnet_ring *gring;	/* global mode: the one ring */
+	raw_spinlock_t glock;		/* its writers, irqs off */
+	u64 glast_ts;			/* last timestamp in it, glock */
+	atomic64_t gnmi_lost;		/* lost without glock (NMI, add_lost) */
+	u64 gnmi_seen;			/* of those, in gring's counters */
+	bool frozen;			/* overwrite: snapshot; read_lock */
 	unsigned int nr_probes;		/* db.lock */
 	bool dead;			/* deleted; readers drain then EOF */
 
@@ -59,7 +70,7 @@ extern struct magnet_db magnet_db;
 /* db.c: everything takes db.lock itself unless named _locked */
 struct magnet_point *magnet_db_find_point(const char *name, u32 id);
 struct magnet_stream *magnet_db_find_stream(const char *name);
-int magnet_db_stream_new(const char *name, u32 size, u32 count,
+int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
 			 struct netlink_ext_ack *extack);
 int magnet_db_stream_del(const char *name, struct netlink_ext_ack *extack);
 int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
@@ -70,12 +81,39 @@ int magnet_name_valid(const char *name);
 
 /* stream.c */
 struct magnet_stream *magnet_stream_alloc(const char *name, u32 size,
-					  u32 count);
+					  u32 count, u32 mode);
+int magnet_stream_snapshot(struct magnet_stream *s, u32 op,
+			   struct netlink_ext_ack *extack);
+
+/* The rings of @s: the global one, or every possible CPU's. */
+static inline struct magnet_ring *magnet_stream_ring(struct magnet_stream *s,
+						     int cpu)
+{
+	return s->gring ?: per_cpu_ptr(s->rings, cpu);
+}
+
+static inline int magnet_stream_next_ring(struct magnet_stream *s, int cpu)
+{
+	return s->gring ? nr_cpu_ids : cpumask_next(cpu, cpu_possible_mask);
+}
+
+static inline unsigned int magnet_stream_nr_rings(struct magnet_stream *s)
+{
+	return s->gring ? 1 : num_possible_cpus();
+}
+
+#define magnet_stream_for_each_ring(s, cpu, r)				\
+	for ((cpu) = cpumask_first(cpu_possible_mask);			\
+	     (cpu) < nr_cpu_ids && ((r) = magnet_stream_ring(s, cpu));	\
+	     (cpu) = magnet_stream_next_ring(s, cpu))
+
 void magnet_stream_get(struct magnet_stream *s);
 void magnet_stream_put(struct magnet_stream *s);
 void magnet_stream_stats(struct magnet_stream *s,
 			 struct magnet_stream_stats *st);
 void magnet_stream_flush(struct magnet_stream *s);
+void magnet_gring_sync_nmi(struct magnet_stream *s);
+u64 magnet_gring_now(struct magnet_stream *s);
 bool magnet_stream_has_data(struct magnet_stream *s);
 u64 magnet_stream_avail(struct magnet_stream *s, u64 *events);
 u64 magnet_point_hits(struct magnet_point *pt);
