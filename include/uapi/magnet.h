@@ -29,7 +29,7 @@
 /* Bumped when a record layout, an attribute's meaning or an ioctl changes. */
 #define MAGNET_ABI_VERSION	1
 #define MAGNET_FORMAT_MAJOR	1
-#define MAGNET_FORMAT_MINOR	0
+#define MAGNET_FORMAT_MINOR	1	/* 1: SYSINFO flags = buffer mode */
 
 /* ------------------------------------------------------------------ */
 /* Event records                                                       */
