@@ -89,6 +89,7 @@ static void ring_overwrite_oldest(struct magnet_ring *r)
 	r->overwritten_bytes += old->end - r->roff;
 	r->roff = 0;
 	r->revents = 0;
+	/* release: pairs with the acquire of rseq in the next ring_switch() */
 	smp_store_release(&r->rseq, r->rseq + 1);
 }
 

@@ -345,6 +345,9 @@ static void magnetfs_set_kick(struct magnet_stream *s, u64 bytes, u64 events)
 		if (bytes >= wm && events >= me)
 			kb = ke = 0;	/* met already: kick on anything */
 	}
+	/* a running flight recorder cannot be read: no kicks until the freeze */
+	if (reader_refused(s))
+		kb = ke = U64_MAX;
 	magnet_stream_for_each_ring(s, cpu, r) {
 		u64 b = READ_ONCE(r->bytes), w = READ_ONCE(r->written);
 
@@ -389,7 +392,8 @@ void magnetfs_notify(struct magnet_stream *s)
 	list_for_each_entry(rd, &s->files, node) {
 		if (!rd->notify)
 			continue;
-		if (!all && !rule_met(rd, bytes, events))
+		/* a running flight recorder: only its freeze wakes readers */
+		if (!all && (reader_refused(s) || !rule_met(rd, bytes, events)))
 			continue;
 		if (rd->notify & RD_NOTIFY_WAIT)
 			wake = true;

@@ -32,7 +32,7 @@ R=$MAGNET_RESULTS
 ST=$MAGNET_MODDIR/magnet_selftest.ko
 GENL=(python3 "$MAGNET_REPO/tests/tools/genl_req.py")
 COUNT=60000		# per CPU; the global ring's lock makes it slow in TCG
-COUNT_OW=600000		# long enough to freeze the overwrite stream mid-load
+COUNT_OW=4000000	# long enough to freeze the overwrite stream mid-load
 NCPU=$(nproc)
 
 # expect_fail DESC EXIT REGEX CMD...: CMD exits EXIT and says REGEX on stderr
@@ -259,8 +259,10 @@ h0=$(hits)
 t0=$(date +%s)
 run_load fr
 sleep 0.5
+t1=$(date +%s%N)
 check "snapshot of fr during the load" magnetctl stream snapshot fr -o "$R/fr1.trace"
 r=$(cat /sys/module/magnet_selftest/parameters/running)
+diag "snapshot 1 took $((($(date +%s%N) - t1) / 1000000)) ms"
 [ "$r" -gt 0 ] && ok "the load was still running after snapshot 1 ($r producers)" ||
 	not_ok "the load was still running after snapshot 1" "$r"
 wait_load overwrite
@@ -323,9 +325,12 @@ check_eq "go: written = read + overwritten" "$(sstat go written)" \
 check "stream delete go" magnetctl stream delete go
 
 # ---- deletion and unload while frozen --------------------------------------
+check "reload magnet_selftest (count=$COUNT_OW per CPU)" load_st $COUNT_OW
 run_load fr
 sleep 1
 check "freeze fr under load" magnetctl stream freeze fr
+r=$(cat /sys/module/magnet_selftest/parameters/running)
+[ "$r" -gt 0 ] && ok "fr frozen while its producers run ($r)" || not_ok "fr frozen while its producers run" "$r"
 exec 7<"$FR"
 check "stream delete fr while frozen and open" magnetctl stream delete fr
 n=$(cat <&7 | wc -c)
