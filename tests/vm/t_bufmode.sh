@@ -195,6 +195,8 @@ check "freeze fr" magnetctl stream freeze fr
 expect_fail "a second freeze refused" 2 "stream 'fr' is frozen already" magnetctl stream freeze fr
 check_eq "show -j: frozen" 1 "$(sstat fr frozen)"
 check_eq "show -j: mode" "percpu,overwrite" "$(sstat fr mode)"
+check_eq "status file: mode and frozen of fr" "0x2 1" \
+	"$(awk -F'\t' '$1 == "fr" { print $13, $14 }' /sys/kernel/debug/magnet/status)"
 n=$(cat "$FR" | wc -c)
 if [ "$n" -gt 0 ]; then ok "frozen empty stream reads its SYSINFO/EVENTDEFs then EOF ($n bytes)"; else not_ok "frozen stream readable" "$n bytes"; fi
 check "resume fr" magnetctl stream resume fr
