@@ -326,6 +326,7 @@ if out=$(scan "$R/go.trace" global $COUNT 2>&1); then
 else
 	not_ok "go: global time order, whole records, newest last" "$out"
 fi
+check "go snapshot: check_trace (global order across CPUs)" check_trace "$R/go.trace" --stream go
 check_eq "go: written = read + overwritten" "$(sstat go written)" \
 	"$(($(sstat go read) + $(sstat go overwritten)))"
 check "stream delete go" magnetctl stream delete go
