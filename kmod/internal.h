@@ -121,6 +121,26 @@ u64 magnet_point_hits(struct magnet_point *pt);
 /* add.c: write one event into @s (no filtering) */
 void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
 		  u64 abstract_id, const void *payload, u16 len);
+/* stream.c: the same for a stream in a buffer mode other than the default */
+void magnet_write_mode(struct magnet_point *pt, struct magnet_stream *s,
+		       u64 abstract_id, const void *payload, u16 len);
+
+/* Queue the reader wake-up of ring @r if a reader waits for it (after a commit). */
+static __always_inline void magnet_kick_reader(struct magnet_stream *s,
+					       struct magnet_ring *r)
+{
+	/* pairs with the barrier in reader_arm() (magnetfs/stream_file.c) */
+	smp_mb();
+	/*
+	 * Only when some reader waits, and only when this ring grew by its
+	 * share of what the nearest reader's rule still lacks: if the rule
+	 * is met, at least one ring grew that much (magnetfs_set_kick()).
+	 */
+	if (unlikely(READ_ONCE(s->waiting)) &&
+	    (r->bytes >= READ_ONCE(r->kick_bytes) ||
+	     r->written >= READ_ONCE(r->kick_events)))
+		irq_work_queue(&r->wake);
+}
 
 /* filter.c */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,

@@ -10,6 +10,8 @@
 #include <linux/timekeeping.h>
 #include <linux/string.h>
 #include <linux/rcupdate.h>
+#include <linux/hardirq.h>
+#include <linux/irq_work.h>
 #include "internal.h"
 #include "compat.h"
 
@@ -175,6 +177,70 @@ u64 magnet_gring_now(struct magnet_stream *s)
 		now = s->glast_ts;
 	s->glast_ts = now;
 	return now;
+}
+
+/*
+ * The buffer modes (docs/DESIGN.md): a global ring, whose writers
+ * serialize on s->glock with interrupts off and take their timestamp
+ * under it (in NMI only a trylock: busy counts the event lost), and
+ * overwrite rings, whose writers only count events while a snapshot
+ * freezes the stream.  Kept out of magnet_write() (kmod/add.c) so that
+ * the default per-CPU discard path stays as it was.
+ */
+void magnet_write_mode(struct magnet_point *pt, struct magnet_stream *s,
+		       u64 abstract_id, const void *payload, u16 len)
+{
+	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
+	struct magnet_ring *r = s->gring;
+	unsigned long flags;
+	void *rec = NULL;
+	u64 now;
+
+	if (r) {
+		local_irq_save(flags);
+		if (unlikely(in_nmi())) {
+			/* the lock holder may be the code this NMI interrupted */
+			if (!raw_spin_trylock(&s->glock)) {
+				local_irq_restore(flags);
+				atomic64_inc(&s->gnmi_lost);
+				return;
+			}
+		} else {
+			raw_spin_lock(&s->glock);
+		}
+		magnet_gring_sync_nmi(s);
+		now = magnet_gring_now(s);
+	} else {
+		if (unlikely(in_nmi())) {
+			local64_inc(&this_cpu_ptr(s->rings)->nmi_lost);
+			return;
+		}
+		local_irq_save(flags);
+		r = this_cpu_ptr(s->rings);
+		magnet_ring_sync_nmi(r);
+		now = ktime_get_mono_fast_ns();
+	}
+	r->produced++;
+	/* frozen: a reader is in the rings (see magnet_stream_snapshot()) */
+	if (unlikely(READ_ONCE(s->frozen)))
+		r->frozen_lost++;
+	else if (likely(len <= MAGNET_PAYLOAD_MAX))
+		rec = magnet_ring_reserve(r, size, now);
+	if (unlikely(!rec)) {
+		magnet_ring_drop(r);
+	} else {
+		magnet_rec_fill_hdr(rec, size, pt->id, abstract_id, now);
+		memcpy(rec + MAGNET_REC_HDR_SIZE, payload, len);
+		memset(rec + MAGNET_REC_HDR_SIZE + len, 0,
+		       size - MAGNET_REC_HDR_SIZE - len);
+		magnet_ring_commit(r, size);
+		r->written++;
+	}
+	if (s->gring)
+		raw_spin_unlock(&s->glock);
+	local_irq_restore(flags);
+	if (rec)
+		magnet_kick_reader(s, r);
 }
 
 /* Write every CPU's pending LOST record so that readers see all losses. */
