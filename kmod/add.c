@@ -16,22 +16,6 @@
 #include <linux/string.h>
 #include "internal.h"
 
-static __always_inline void magnet_kick_reader(struct magnet_stream *s,
-					       struct magnet_ring *r)
-{
-	/* pairs with the barrier in reader_arm() (magnetfs/stream_file.c) */
-	smp_mb();
-	/*
-	 * Only when some reader waits, and only when this ring grew by its
-	 * share of what the nearest reader's rule still lacks: if the rule
-	 * is met, at least one ring grew that much (magnetfs_set_kick()).
-	 */
-	if (unlikely(READ_ONCE(s->waiting)) &&
-	    (r->bytes >= READ_ONCE(r->kick_bytes) ||
-	     r->written >= READ_ONCE(r->kick_events)))
-		irq_work_queue(&r->wake);
-}
-
 /*
  * Write one record into this CPU's ring of @s; false when dropped.  @who,
  * when set, is the pid and tgid the record names instead of the current
@@ -46,6 +30,10 @@ static bool __magnet_write(struct magnet_stream *s, u16 event,
 	unsigned long flags;
 	void *rec;
 
+	/* a global ring or a flight recorder (kmod/stream.c) */
+	if (unlikely(s->mode))
+		return magnet_write_mode(s, event, abstract_id, payload, len,
+					 now, who);
 	if (unlikely(in_nmi())) {
 		local64_inc(&this_cpu_ptr(s->rings)->nmi_lost);
 		return false;
@@ -153,7 +141,10 @@ void magnet_add_lost(struct magnet_point *pt, u64 n)
 		return;
 	rcu_read_lock_sched();
 	s = rcu_dereference_sched(pt->stream);
-	if (s) {
+	if (s && s->gring) {
+		/* folded into the ring by the next writer */
+		atomic64_add(n, &s->gnmi_lost);
+	} else if (s) {
 		local_irq_save(flags);
 		r = this_cpu_ptr(s->rings);
 		r->produced += n;

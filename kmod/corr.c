@@ -389,8 +389,9 @@ static int corr_alloc_state(struct magnet_corr *c)
 	c->m.emit = corr_emit;
 	c->m.arg = c;
 	mcc_init(&c->m);
+	/* per-CPU rings that discard when full: the kernel reader's kind */
 	c->in = magnet_stream_alloc(c->name, MAGNET_CORR_IN_SUBBUF,
-				    MAGNET_CORR_IN_COUNT);
+				    MAGNET_CORR_IN_COUNT, 0);
 	if (IS_ERR(c->in)) {
 		int err = PTR_ERR(c->in);
 

@@ -310,10 +310,11 @@ EXPORT_SYMBOL_GPL(magnet_point_unregister);
 
 /* ---- streams --------------------------------------------------------- */
 
-int magnet_db_stream_new(const char *name, u32 size, u32 count,
+int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
 			 struct netlink_ext_ack *extack)
 {
-	u64 total = (u64)size * count * num_possible_cpus();
+	u64 total = (u64)size * count *
+		    (mode & MAGNET_STREAM_F_GLOBAL ? 1 : num_possible_cpus());
 	struct magnet_stream *s;
 	int err;
 
@@ -334,7 +335,7 @@ int magnet_db_stream_new(const char *name, u32 size, u32 count,
 			       total >> 20);
 		return -ENOMEM;
 	}
-	s = magnet_stream_alloc(name, size, count);
+	s = magnet_stream_alloc(name, size, count, mode);
 	if (IS_ERR(s)) {
 		magnet_set_err(extack, NULL,
 			       "cannot allocate %llu MiB of rings", total >> 20);

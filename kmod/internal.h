@@ -11,6 +11,9 @@
 #include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/spinlock.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
 #include <linux/netlink.h>
 #include <net/netlink.h>
 #include <magnet/magnet.h>
@@ -29,7 +32,15 @@ struct magnet_stream {
 	struct kref ref;		/* db list + open files */
 	u32 subbuf_size;
 	u32 subbuf_count;
-	struct magnet_ring __percpu *rings;
+	u32 mode;			/* MAGNET_STREAM_F_*, fixed */
+	struct magnet_ring __percpu *rings;	/* per-CPU mode */
+	/* buffer modes (magnet_write_mode(), docs/DESIGN.md) */
+	struct magnet_ring *gring;	/* global mode: the one ring */
+	raw_spinlock_t glock;		/* its writers, irqs off */
+	u64 glast_ts;			/* last timestamp in it, glock */
+	atomic64_t gnmi_lost;		/* lost without glock (NMI, add_lost) */
+	u64 gnmi_seen;			/* of those, in gring's counters */
+	bool frozen;			/* overwrite: snapshot; read_lock */
 	unsigned int nr_probes;		/* db.lock */
 	bool dead;			/* deleted; readers drain then EOF */
 
@@ -76,7 +87,7 @@ extern struct magnet_db magnet_db;
 /* db.c: everything takes db.lock itself unless named _locked */
 struct magnet_point *magnet_db_find_point(const char *name, u32 id);
 struct magnet_stream *magnet_db_find_stream(const char *name);
-int magnet_db_stream_new(const char *name, u32 size, u32 count,
+int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
 			 struct netlink_ext_ack *extack);
 int magnet_db_stream_del(const char *name, struct netlink_ext_ack *extack);
 int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
@@ -90,12 +101,39 @@ int magnet_name_valid(const char *name);
 
 /* stream.c */
 struct magnet_stream *magnet_stream_alloc(const char *name, u32 size,
-					  u32 count);
+					  u32 count, u32 mode);
+int magnet_stream_snapshot(struct magnet_stream *s, u32 op,
+			   struct netlink_ext_ack *extack);
+
+/* The rings of @s: the global one, or every possible CPU's. */
+static inline struct magnet_ring *magnet_stream_ring(struct magnet_stream *s,
+						     int cpu)
+{
+	return s->gring ?: per_cpu_ptr(s->rings, cpu);
+}
+
+static inline int magnet_stream_next_ring(struct magnet_stream *s, int cpu)
+{
+	return s->gring ? nr_cpu_ids : cpumask_next(cpu, cpu_possible_mask);
+}
+
+static inline unsigned int magnet_stream_nr_rings(struct magnet_stream *s)
+{
+	return s->gring ? 1 : num_possible_cpus();
+}
+
+#define magnet_stream_for_each_ring(s, cpu, r)				\
+	for ((cpu) = cpumask_first(cpu_possible_mask);			\
+	     (cpu) < nr_cpu_ids && ((r) = magnet_stream_ring(s, cpu));	\
+	     (cpu) = magnet_stream_next_ring(s, cpu))
+
 void magnet_stream_get(struct magnet_stream *s);
 void magnet_stream_put(struct magnet_stream *s);
 void magnet_stream_stats(struct magnet_stream *s,
 			 struct magnet_stream_stats *st);
 void magnet_stream_flush(struct magnet_stream *s);
+void magnet_gring_sync_nmi(struct magnet_stream *s);
+u64 magnet_gring_now(struct magnet_stream *s);
 bool magnet_stream_has_data(struct magnet_stream *s);
 u64 magnet_stream_avail(struct magnet_stream *s, u64 *events);
 u64 magnet_point_hits(struct magnet_point *pt);
@@ -109,6 +147,30 @@ void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
  */
 bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 		       u32 pid, u32 tgid, const void *payload, u16 len);
+/*
+ * stream.c: the same for a stream in a buffer mode other than the default
+ * (a global ring reads its own timestamp under its lock); @who as in
+ * add.c's __magnet_write(); false when the event was not written
+ */
+bool magnet_write_mode(struct magnet_stream *s, u16 event, u64 abstract_id,
+		       const void *payload, u16 len, u64 now, const u32 *who);
+
+/* Queue the reader wake-up of ring @r if a reader waits for it (after a commit). */
+static __always_inline void magnet_kick_reader(struct magnet_stream *s,
+					       struct magnet_ring *r)
+{
+	/* pairs with the barrier in reader_arm() (magnetfs/stream_file.c) */
+	smp_mb();
+	/*
+	 * Only when some reader waits, and only when this ring grew by its
+	 * share of what the nearest reader's rule still lacks: if the rule
+	 * is met, at least one ring grew that much (magnetfs_set_kick()).
+	 */
+	if (unlikely(READ_ONCE(s->waiting)) &&
+	    (r->bytes >= READ_ONCE(r->kick_bytes) ||
+	     r->written >= READ_ONCE(r->kick_events)))
+		irq_work_queue(&r->wake);
+}
 
 /* filter.c; @now as in magnet_write_at() */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,

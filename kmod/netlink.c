@@ -29,6 +29,9 @@ static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 	[MAGNET_A_CORR]			= _NLA_POLICY_NESTED(MAGNET_CORR_A_MAX,
 							     magnet_corr_policy),
 	[MAGNET_A_STREAM_APP_WRITE]	= NLA_POLICY_MAX(NLA_U8, 1),
+	/* values checked by do_stream_new()/snapshot with a message each */
+	[MAGNET_A_STREAM_MODE]		= { .type = NLA_U32 },
+	[MAGNET_A_STREAM_SNAPSHOT]	= { .type = NLA_U32 },
 };
 
 enum {
@@ -81,7 +84,15 @@ static int put_stream(struct sk_buff *skb, void *obj)
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_READ, st.read, MAGNET_A_PAD) ||
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_BYTES, st.bytes, MAGNET_A_PAD) ||
 	    nla_put_u32(skb, MAGNET_A_STREAM_READERS, atomic_read(&s->readers)) ||
-	    nla_put_u32(skb, MAGNET_A_STREAM_PROBES, s->nr_probes))
+	    nla_put_u32(skb, MAGNET_A_STREAM_PROBES, s->nr_probes) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_MODE, s->mode) ||
+	    nla_put_u8(skb, MAGNET_A_STREAM_FROZEN, READ_ONCE(s->frozen)) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_OVERWRITTEN, st.overwritten,
+			      MAGNET_A_PAD) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_OVERWRITTEN_BYTES,
+			      st.overwritten_bytes, MAGNET_A_PAD) ||
+	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_FROZEN_LOST, st.frozen_lost,
+			      MAGNET_A_PAD))
 		return -EMSGSIZE;
 	if (nla_put_u8(skb, MAGNET_A_STREAM_APP_WRITE, s->app_write) ||
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_APP_EVENTS,
@@ -278,8 +289,8 @@ static int check_geometry(struct genl_info *info, u32 *size, u32 *count)
 static int do_stream_new(struct genl_info *info)
 {
 	struct nlattr *na = info->attrs[MAGNET_A_STREAM_NAME];
-	struct nlattr *aw;
-	u32 size, count;
+	struct nlattr *aw, *nm;
+	u32 size, count, mode;
 	int err;
 
 	if (!na) {
@@ -296,7 +307,17 @@ static int do_stream_new(struct genl_info *info)
 	err = check_geometry(info, &size, &count);
 	if (err)
 		return err;
-	err = magnet_db_stream_new(nla_data(na), size, count, info->extack);
+	nm = info->attrs[MAGNET_A_STREAM_MODE];
+	mode = nm ? nla_get_u32(nm) : 0;
+	if (mode & ~MAGNET_STREAM_F_ALL) {
+		magnet_set_err(info->extack, nm,
+			       "stream mode 0x%x: unknown bits 0x%x (known: 0x%x global, 0x%x overwrite)",
+			       mode, mode & ~MAGNET_STREAM_F_ALL,
+			       MAGNET_STREAM_F_GLOBAL, MAGNET_STREAM_F_OVERWRITE);
+		return -EINVAL;
+	}
+	err = magnet_db_stream_new(nla_data(na), size, count, mode,
+				   info->extack);
 	/* application events from anyone (docs/INTERPOSER.md) */
 	aw = info->attrs[MAGNET_A_STREAM_APP_WRITE];
 	if (!err && aw && nla_get_u8(aw))
@@ -368,6 +389,44 @@ MAGNET_DOIT(probe_disable, do_probe_disable)
 MAGNET_DOIT(stream_new, do_stream_new)
 MAGNET_DOIT(stream_del, do_stream_del)
 MAGNET_DOIT(stream_flush, do_stream_flush)
+
+/*
+ * Freeze or resume an overwrite stream.  Not in magnetk under db.lock:
+ * freezing waits for the stream's readers and for an RCU grace period.
+ * The reference keeps the stream while a deletion runs meanwhile.
+ */
+static int magnet_nl_stream_snapshot(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr *nop = info->attrs[MAGNET_A_STREAM_SNAPSHOT];
+	struct magnet_stream *s;
+	u32 op;
+	int err;
+
+	if (!nop) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a snapshot operation (MAGNET_A_STREAM_SNAPSHOT: 1 freeze, 2 resume) is required");
+		return -EINVAL;
+	}
+	op = nla_get_u32(nop);
+	if (op != MAGNET_SNAPSHOT_FREEZE && op != MAGNET_SNAPSHOT_RESUME) {
+		magnet_set_err(info->extack, nop,
+			       "snapshot operation %u: must be %u (freeze) or %u (resume)",
+			       op, MAGNET_SNAPSHOT_FREEZE,
+			       MAGNET_SNAPSHOT_RESUME);
+		return -EINVAL;
+	}
+	mutex_lock(&magnet_db.lock);
+	s = lookup_stream(info);
+	if (!IS_ERR(s))
+		magnet_stream_get(s);
+	mutex_unlock(&magnet_db.lock);
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	err = magnet_stream_snapshot(s, op, info->extack);
+	magnet_stream_put(s);
+	return err;
+}
 
 static int magnet_nl_probe_get(struct sk_buff *skb, struct genl_info *info)
 {
@@ -560,6 +619,11 @@ static const struct genl_small_ops magnet_genl_ops[] = {
 	{
 		.cmd	= MAGNET_CMD_KPROBE_DEL,
 		.doit	= magnet_nl_kprobe_del,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= MAGNET_CMD_STREAM_SNAPSHOT,
+		.doit	= magnet_nl_stream_snapshot,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };

@@ -16,16 +16,17 @@ static int magnet_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "magnet %s abi %u\n", MAGNET_VERSION, MAGNET_ABI_VERSION);
 	seq_printf(m, "streams %u probes %u\n", magnet_db.nr_streams,
 		   magnet_db.nr_points);
-	seq_puts(m, "\nstream\tsubbuf_size\tsubbuf_count\tproduced\twritten\tlost\tread\tbytes\tswitches\tfill\treaders\tprobes\n");
+	seq_puts(m, "\nstream\tsubbuf_size\tsubbuf_count\tproduced\twritten\tlost\tread\tbytes\tswitches\tfill\treaders\tprobes\tmode\tfrozen\toverwritten\tfrozen_lost\n");
 	list_for_each_entry(s, &magnet_db.streams, node) {
 		struct magnet_stream_stats st;
 
 		magnet_stream_stats(s, &st);
-		seq_printf(m, "%s\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%d\t%u\n",
+		seq_printf(m, "%s\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%d\t%u\t0x%x\t%d\t%llu\t%llu\n",
 			   s->name, s->subbuf_size, s->subbuf_count,
 			   st.produced, st.written, st.lost, st.read, st.bytes,
 			   st.switches, st.fill, atomic_read(&s->readers),
-			   s->nr_probes);
+			   s->nr_probes, s->mode, READ_ONCE(s->frozen),
+			   st.overwritten, st.frozen_lost);
 	}
 	seq_puts(m, "\nid\tprobe\tlayer\tenabled\tstream\thits\thook\n");
 	list_for_each_entry(pt, &magnet_db.points, node) {

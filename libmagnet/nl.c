@@ -4,10 +4,12 @@
  * libnl-3, with the kernel's extended-ack message kept for the caller.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <linux/netlink.h>
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
@@ -610,7 +612,7 @@ int magnet_stream_create_opts(struct magnet_ctl *h, const char *name,
 			      const struct magnet_stream_opts *opts)
 {
 	struct nl_msg *msg;
-	__u32 subbuf_size, subbuf_count;
+	__u32 subbuf_size, subbuf_count, mode;
 	bool app_write;
 	int err;
 
@@ -620,6 +622,7 @@ int magnet_stream_create_opts(struct magnet_ctl *h, const char *name,
 		return set_error(h, -EINVAL);
 	subbuf_size = OPT_HAS(opts, subbuf_size) ? opts->subbuf_size : 0;
 	subbuf_count = OPT_HAS(opts, subbuf_count) ? opts->subbuf_count : 0;
+	mode = OPT_HAS(opts, mode) ? opts->mode : 0;
 	app_write = OPT_HAS(opts, app_write) ? opts->app_write : false;
 	msg = req_new(h, MAGNET_CMD_STREAM_NEW, NLM_F_ACK);
 
@@ -631,6 +634,10 @@ int magnet_stream_create_opts(struct magnet_ctl *h, const char *name,
 		err = -EMSGSIZE;
 	if (!err && subbuf_count &&
 	    nla_put_u32(msg, MAGNET_A_STREAM_SUBBUF_COUNT, subbuf_count) < 0)
+		err = -EMSGSIZE;
+	/* mode 0 is the default: older kernels take such a request too */
+	if (!err && mode &&
+	    nla_put_u32(msg, MAGNET_A_STREAM_MODE, mode) < 0)
 		err = -EMSGSIZE;
 	if (!err && app_write &&
 	    nla_put_u8(msg, MAGNET_A_STREAM_APP_WRITE, 1) < 0)
@@ -720,4 +727,129 @@ int magnet_stream_get(struct magnet_ctl *h, const char *name,
 	}
 	memset(s, 0, sizeof(*s));
 	return req_run(h, msg, parse_stream_one, s);
+}
+
+/* ---- buffer modes ---- */
+
+static int parse_stream_mode(struct nlattr **tb, void *arg)
+{
+	struct magnet_stream_mode_info *m = arg;
+
+	m->mode = get_u32(tb, MAGNET_A_STREAM_MODE);
+	m->frozen = tb[MAGNET_A_STREAM_FROZEN] ?
+		    nla_get_u8(tb[MAGNET_A_STREAM_FROZEN]) : 0;
+	m->overwritten = get_u64(tb, MAGNET_A_STREAM_OVERWRITTEN);
+	m->overwritten_bytes = get_u64(tb, MAGNET_A_STREAM_OVERWRITTEN_BYTES);
+	m->frozen_lost = get_u64(tb, MAGNET_A_STREAM_FROZEN_LOST);
+	return 0;
+}
+
+int magnet_stream_get_mode(struct magnet_ctl *h, const char *name,
+			   struct magnet_stream_mode_info *m)
+{
+	struct nl_msg *msg = req_new(h, MAGNET_CMD_STREAM_GET, 0);
+
+	if (!msg)
+		return set_error(h, -ENOMEM);
+	if (put_name(msg, MAGNET_A_STREAM_NAME, name)) {
+		nlmsg_free(msg);
+		return set_error(h, -EINVAL);
+	}
+	memset(m, 0, sizeof(*m));
+	return req_run(h, msg, parse_stream_mode, m);
+}
+
+static int stream_snapshot_op(struct magnet_ctl *h, const char *name, __u32 op)
+{
+	struct nl_msg *msg = req_new(h, MAGNET_CMD_STREAM_SNAPSHOT, NLM_F_ACK);
+	int err;
+
+	if (!msg)
+		return set_error(h, -ENOMEM);
+	err = put_name(msg, MAGNET_A_STREAM_NAME, name);
+	if (!err && nla_put_u32(msg, MAGNET_A_STREAM_SNAPSHOT, op) < 0)
+		err = -EMSGSIZE;
+	if (err) {
+		nlmsg_free(msg);
+		return set_error(h, err);
+	}
+	return req_run(h, msg, NULL, NULL);
+}
+
+int magnet_stream_freeze(struct magnet_ctl *h, const char *name)
+{
+	return stream_snapshot_op(h, name, MAGNET_SNAPSHOT_FREEZE);
+}
+
+int magnet_stream_resume(struct magnet_ctl *h, const char *name)
+{
+	return stream_snapshot_op(h, name, MAGNET_SNAPSHOT_RESUME);
+}
+
+/* Copy what the frozen stream file @path holds to @out_fd. */
+static int snapshot_copy(const char *path, int out_fd, __u64 *bytes)
+{
+	size_t cap = 1 << 20;
+	char *buf = malloc(cap);
+	int fd, err = 0;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = magnet_stream_open(path, true);
+	if (fd < 0) {
+		free(buf);
+		return fd;
+	}
+	/* a frozen stream never blocks: its records, then 0 */
+	while ((n = magnet_stream_read(fd, buf, cap)) > 0) {
+		char *p = buf;
+
+		while (n > 0) {
+			ssize_t w = write(out_fd, p, n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				err = -errno;
+				goto out;
+			}
+			p += w;
+			n -= w;
+			*bytes += w;
+		}
+	}
+	if (n < 0)
+		err = n;
+out:
+	close(fd);
+	free(buf);
+	return err;
+}
+
+int magnet_stream_snapshot(struct magnet_ctl *h, const char *name, int out_fd,
+			   __u64 *bytes)
+{
+	struct magnet_stream_info si;
+	__u64 done = 0;
+	int err, err2;
+
+	err = magnet_stream_get(h, name, &si);
+	if (err)
+		return err;
+	err = magnet_stream_freeze(h, name);
+	if (err)
+		return err;
+	err = snapshot_copy(si.path, out_fd, &done);
+	if (bytes)
+		*bytes = done;
+	err2 = magnet_stream_resume(h, name);
+	if (err) {
+		h->extack = false;
+		snprintf(h->errmsg, sizeof(h->errmsg), "copying %.*s: %s%s",
+			 64, si.path, strerror(-err),
+			 err2 ? " (and the resume failed)" : "");
+		return err;
+	}
+	return err2;
 }

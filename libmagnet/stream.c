@@ -48,5 +48,15 @@ int magnet_stream_fd_flush(int fd)
 
 int magnet_stream_fd_stats(int fd, struct magnet_stream_stats *st)
 {
-	return ioctl(fd, MAGNET_IOC_GET_STATS, st) < 0 ? -errno : 0;
+	/* the first layout: never more than an old binary's struct holds */
+	return ioctl(fd, MAGNET_IOC_GET_STATS_V1, st) < 0 ? -errno : 0;
+}
+
+int magnet_stream_fd_stats2(int fd, struct magnet_stream_stats *st, size_t sz)
+{
+	if (sz < MAGNET_STREAM_STATS_SIZE_V1 || sz > sizeof(*st))
+		return -EINVAL;
+	return ioctl(fd, _IOC(_IOC_READ, MAGNET_IOC_MAGIC,
+			      _IOC_NR(MAGNET_IOC_GET_STATS), sz), st) < 0 ?
+		-errno : 0;
 }

@@ -45,9 +45,12 @@ int mc_parse_duration(const char *s, unsigned long long *ns);
 /* Positive seconds, decimals allowed. */
 int mc_parse_seconds(const char *s, double *out);
 
-/* "stream create" arguments after "create"; 0 or MC_EXIT_USAGE. */
+/*
+ * "stream create" arguments after "create"; 0 or MC_EXIT_USAGE.  @mode
+ * gets MAGNET_STREAM_F_* of the "global" and "overwrite" keywords.
+ */
 int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
-			   uint32_t *count);
+			   uint32_t *count, uint32_t *mode);
 
 struct mc_cmd {
 	const char *name;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* magnetctl stream { create | delete | list | show | flush } */
+/* magnetctl stream { create | delete | list | show | flush | snapshot | ... } */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +12,17 @@
 
 static int stream_help(void)
 {
-	printf("Usage: magnetctl stream create NAME [subbuf-size BYTES] [subbuf-count N] [app-write]\n"
+	printf("Usage: magnetctl stream create NAME [subbuf-size BYTES] [subbuf-count N]\n"
+	       "                                   [global] [overwrite] [app-write]\n"
 	       "       magnetctl stream delete NAME\n"
 	       "       magnetctl stream list\n"
 	       "       magnetctl stream show NAME\n"
 	       "       magnetctl stream flush NAME\n"
-	       "BYTES := NUMBER[K|M] (powers of 1024)\n");
+	       "       magnetctl stream snapshot NAME -o FILE\n"
+	       "       magnetctl stream { freeze | resume } NAME\n"
+	       "BYTES := NUMBER[K|M] (powers of 1024)\n"
+	       "global: one ring for all CPUs (global order); overwrite: a flight\n"
+	       "recorder that keeps the newest data, read by snapshot\n");
 	return MC_EXIT_OK;
 }
 
@@ -51,18 +58,35 @@ static int report(struct magnet_ctl *h, int err, const char *cmd,
 	return mc_ctl_error(h, err, what);
 }
 
-/* Parse "create NAME [subbuf-size BYTES] [subbuf-count N]". */
+/*
+ * Parse "create NAME [subbuf-size BYTES] [subbuf-count N] [global]
+ * [overwrite]" (size and count also as "size" and "count").
+ */
 int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
-			   uint32_t *count)
+			   uint32_t *count, uint32_t *mode)
 {
 	int i, ret = one_name("create", argc > 0 ? 1 : 0, argv);
 
 	if (ret)
 		return ret;
-	*size = *count = 0;
+	*size = *count = *mode = 0;
 	for (i = 1; i < argc; i += 2) {
 		const char *kw = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (!strcmp(kw, "global") || !strcmp(kw, "overwrite")) {
+			uint32_t bit = kw[0] == 'g' ? MAGNET_STREAM_F_GLOBAL :
+				       MAGNET_STREAM_F_OVERWRITE;
+
+			if (*mode & bit)
+				return mc_usage_error("stream create: '%s' given twice", kw);
+			*mode |= bit;
+			i--;	/* a keyword without a value */
+			continue;
+		}
+		if (!strcmp(kw, "size"))
+			kw = "subbuf-size";
+		else if (!strcmp(kw, "count"))
+			kw = "subbuf-count";
 		if (strcmp(kw, "subbuf-size") && strcmp(kw, "subbuf-count"))
 			return mc_usage_error("stream create: unexpected argument '%s'", kw);
 		if (!val)
@@ -82,7 +106,6 @@ int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
 static int stream_create(int argc, char **argv)
 {
 	struct magnet_stream_opts o = { .sz = sizeof(o) };
-	uint32_t size, count;
 	struct magnet_ctl *h;
 	int i, ret;
 
@@ -95,11 +118,10 @@ static int stream_create(int argc, char **argv)
 		argc--;
 		i--;
 	}
-	ret = mc_parse_stream_create(argc, argv, &size, &count);
+	ret = mc_parse_stream_create(argc, argv, &o.subbuf_size,
+				     &o.subbuf_count, &o.mode);
 	if (ret)
 		return ret;
-	o.subbuf_size = size;
-	o.subbuf_count = count;
 	ret = mc_ctl_open(&h);
 	if (ret)
 		return ret;
@@ -140,7 +162,100 @@ static int stream_flush(int argc, char **argv)
 	return stream_simple("flush", argc, argv, magnet_stream_flush);
 }
 
-static void print_stream_row(const struct magnet_stream_info *s)
+static int stream_freeze(int argc, char **argv)
+{
+	return stream_simple("freeze", argc, argv, magnet_stream_freeze);
+}
+
+static int stream_resume(int argc, char **argv)
+{
+	return stream_simple("resume", argc, argv, magnet_stream_resume);
+}
+
+/* "snapshot NAME -o FILE": freeze, write a trace file, resume. */
+static int stream_snapshot(int argc, char **argv)
+{
+	const char *out = NULL;
+	struct magnet_ctl *h;
+	__u64 bytes = 0;
+	int i, fd, ret;
+
+	ret = check_name("snapshot", argc > 0 ? argv[0] : NULL);
+	if (ret)
+		return ret;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-o") && strcmp(argv[i], "output"))
+			return mc_usage_error("stream snapshot: unexpected argument '%s'",
+					      argv[i]);
+		if (i + 1 >= argc)
+			return mc_usage_error("stream snapshot: '%s' needs a FILE",
+					      argv[i]);
+		out = argv[++i];
+	}
+	if (!out)
+		return mc_usage_error("stream snapshot: missing '-o FILE'");
+	ret = mc_ctl_open(&h);
+	if (ret)
+		return ret;
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "magnetctl: stream snapshot %s: %s: %s\n",
+			argv[0], out, strerror(errno));
+		magnet_ctl_close(h);
+		return MC_EXIT_FILE;
+	}
+	ret = magnet_stream_snapshot(h, argv[0], fd, &bytes);
+	if (close(fd) && !ret) {
+		fprintf(stderr, "magnetctl: stream snapshot %s: %s: %s\n",
+			argv[0], out, strerror(errno));
+		ret = MC_EXIT_FILE;
+	} else if (ret) {
+		ret = report(h, ret, "snapshot", argv[0]);
+	} else {
+		out_open_object(NULL);
+		out_string("stream", "stream %s: ", argv[0]);
+		out_uint("bytes", "%llu bytes ", bytes);
+		out_string("file", "to %s\n", out);
+		out_close_object();
+	}
+	magnet_ctl_close(h);
+	return ret;
+}
+
+static const char *mode_name(uint32_t mode)
+{
+	static const char *const names[] = {
+		"percpu", "global", "percpu,overwrite", "global,overwrite",
+	};
+
+	return names[mode & MAGNET_STREAM_F_ALL];
+}
+
+/* Mode and overwrite counters: a second STREAM_GET (ABI of the info). */
+static void print_stream_mode(struct magnet_ctl *h, const char *name,
+			      bool detail)
+{
+	struct magnet_stream_mode_info m;
+
+	if (magnet_stream_get_mode(h, name, &m))
+		memset(&m, 0, sizeof(m));
+	if (!detail) {
+		out_string("mode", "%-16s ", mode_name(m.mode));
+		out_uint("overwritten", "%12llu ", m.overwritten);
+		return;
+	}
+	out_string("mode", "mode:          %s\n", mode_name(m.mode));
+	out_bool("global", NULL, m.mode & MAGNET_STREAM_F_GLOBAL);
+	out_bool("overwrite", NULL, m.mode & MAGNET_STREAM_F_OVERWRITE);
+	out_bool("frozen", "frozen:        %s\n", m.frozen);
+	out_uint("overwritten", "overwritten:   %llu\n", m.overwritten);
+	out_uint("overwritten_bytes", "overwritten-bytes: %llu\n",
+		 m.overwritten_bytes);
+	out_uint("frozen_lost", "frozen-lost:   %llu\n", m.frozen_lost);
+}
+
+static void print_stream_row(struct magnet_ctl *h,
+			     const struct magnet_stream_info *s)
 {
 	out_open_object(NULL);
 	out_string("name", "%-16s ", s->name);
@@ -153,6 +268,7 @@ static void print_stream_row(const struct magnet_stream_info *s)
 	out_uint("bytes", "%14llu ", s->bytes);
 	out_uint("readers", "%7llu ", s->readers);
 	out_uint("probes", "%6llu ", s->probes);
+	print_stream_mode(h, s->name, false);
 	out_string("path", "%s\n", s->path);
 	out_close_object();
 }
@@ -194,12 +310,13 @@ static int stream_list(int argc, char **argv)
 	if (ret) {
 		ret = mc_ctl_error(h, ret, "stream list");
 	} else {
-		out_text("%-16s %10s %6s %12s %12s %10s %12s %14s %7s %6s %s\n",
+		out_text("%-16s %10s %6s %12s %12s %10s %12s %14s %7s %6s %-16s %12s %s\n",
 			 "NAME", "SUBBUF", "COUNT", "PRODUCED", "WRITTEN",
-			 "LOST", "READ", "BYTES", "READERS", "PROBES", "PATH");
+			 "LOST", "READ", "BYTES", "READERS", "PROBES", "MODE",
+			 "OVERWRITTEN", "PATH");
 		out_open_array(NULL);
 		for (i = 0; i < sv.n; i++)
-			print_stream_row(&sv.v[i]);
+			print_stream_row(h, &sv.v[i]);
 		out_close_array();
 	}
 	free(sv.v);
@@ -207,7 +324,8 @@ static int stream_list(int argc, char **argv)
 	return ret;
 }
 
-static void print_stream_detail(const struct magnet_stream_info *s)
+static void print_stream_detail(struct magnet_ctl *h,
+				const struct magnet_stream_info *s)
 {
 	out_open_object(NULL);
 	out_string("name", "name:          %s\n", s->name);
@@ -224,6 +342,7 @@ static void print_stream_detail(const struct magnet_stream_info *s)
 	out_bool("app_write", "app-write:     %s\n", s->app_write);
 	out_uint("app_events", "app-events:    %llu\n", s->app_events);
 	out_uint("app_rejected", "app-rejected:  %llu\n", s->app_rejected);
+	print_stream_mode(h, s->name, true);
 	out_close_object();
 }
 
@@ -243,7 +362,7 @@ static int stream_show(int argc, char **argv)
 	if (ret)
 		ret = report(h, ret, "show", argv[0]);
 	else
-		print_stream_detail(&s);
+		print_stream_detail(h, &s);
 	magnet_ctl_close(h);
 	return ret;
 }
@@ -257,6 +376,9 @@ static const struct mc_cmd stream_cmds[] = {
 	{ "ls",		stream_list },
 	{ "show",	stream_show },
 	{ "flush",	stream_flush },
+	{ "snapshot",	stream_snapshot },
+	{ "freeze",	stream_freeze },
+	{ "resume",	stream_resume },
 	{ NULL,		NULL },
 };
 

@@ -75,17 +75,44 @@ void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
 	}
 }
 
-/* Close the current sub-buffer and open the next one, if the reader left it. */
+/*
+ * Overwrite mode, ring full: give up the reader's oldest sub-buffer
+ * (closed: rseq < wseq as count >= 2) and count what was not read of it.
+ * No reader copies meanwhile (writers run only while the stream is not
+ * frozen, readers only while it is), so the reader's fields are ours.
+ */
+static void ring_overwrite_oldest(struct magnet_ring *r)
+{
+	struct magnet_subbuf *old = ring_sb(r, r->rseq);
+
+	r->overwritten += old->events - r->revents;
+	r->overwritten_bytes += old->end - r->roff;
+	r->roff = 0;
+	r->revents = 0;
+	/* release: pairs with the acquire of rseq in the next ring_switch() */
+	smp_store_release(&r->rseq, r->rseq + 1);
+}
+
+/*
+ * Close the current sub-buffer and open the next one, if the reader left
+ * it (discard mode) or by taking the oldest (overwrite mode).
+ */
 static bool ring_switch(struct magnet_ring *r)
 {
 	unsigned long next = r->wseq + 1;
 	struct magnet_subbuf *sb;
 
 	/* acquire: the reader's copy out of that slot is complete */
-	if (next - smp_load_acquire(&r->rseq) >= r->count)
-		return false;
+	if (next - smp_load_acquire(&r->rseq) >= r->count) {
+		if (!r->overwrite)
+			return false;
+		ring_overwrite_oldest(r);
+	}
 	sb = ring_sb(r, r->wseq);
 	WRITE_ONCE(sb->end, r->woff);
+	/* probe events are counted after their commit: all before this one */
+	sb->events = r->written - r->wevents;
+	r->wevents = r->written;
 	sb = ring_sb(r, next);
 	sb->end = 0;
 	WRITE_ONCE(sb->commit, 0);
@@ -179,6 +206,7 @@ static bool ring_advance(struct magnet_ring *r, unsigned long wseq)
 	if (r->rseq == wseq || r->roff < READ_ONCE(ring_sb(r, r->rseq)->end))
 		return false;
 	r->roff = 0;
+	r->revents = 0;
 	/* release: our copy is done before the writer may reuse the slot */
 	smp_store_release(&r->rseq, r->rseq + 1);
 	return true;
@@ -227,6 +255,7 @@ ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 			done += off - r->roff;
 			r->bytes_read += off - r->roff;
 			r->read += events;
+			r->revents += events;
 			r->roff = off;
 		}
 		if (*need)
@@ -263,7 +292,8 @@ void magnet_ring_consume(struct magnet_ring *r,
 
 u64 magnet_ring_fill(struct magnet_ring *r)
 {
-	u64 w = READ_ONCE(r->bytes), rd = READ_ONCE(r->bytes_read);
+	u64 w = READ_ONCE(r->bytes);
+	u64 rd = READ_ONCE(r->bytes_read) + READ_ONCE(r->overwritten_bytes);
 
 	return w > rd ? w - rd : 0;
 }

@@ -15,6 +15,17 @@
  * in front of the next event that fits, so the loss shows up at its
  * chronological place.
  *
+ * Overwrite mode (@overwrite, a flight recorder): when the next slot
+ * still holds the reader's oldest sub-buffer, the writer takes it anyway:
+ * it advances @rseq itself and counts what the reader had not read of it
+ * (events from the sub-buffer's @events, bytes from its @end) as
+ * overwritten.  That is only safe while no reader copies: the stream
+ * (kmod/stream.c) lets readers in only while writers are frozen.
+ *
+ * A stream may also use one ring for all CPUs (global mode): then the
+ * writers serialize on the stream's spinlock, which makes them one writer
+ * as far as this file is concerned.
+ *
  * Publication: the writer stores the committed length of the current
  * sub-buffer with release semantics; closing a sub-buffer stores its final
  * length (@end) and then advances @wseq with release.  The reader loads
@@ -33,6 +44,7 @@
 struct magnet_subbuf {
 	unsigned long commit;	/* bytes committed; writer: release */
 	unsigned long end;	/* final length once closed */
+	u64 events;		/* probe events in it once closed (writer) */
 };
 
 struct magnet_ring {
@@ -40,7 +52,8 @@ struct magnet_ring {
 	struct magnet_subbuf *sb;
 	u32 size;
 	u32 count;
-	int cpu;
+	int cpu;			/* -1: the global ring */
+	bool overwrite;			/* full: reuse the oldest sub-buffer */
 	void *priv;			/* the owner (a stream) */
 
 	/* writer side: owning CPU, interrupts off */
@@ -49,10 +62,12 @@ struct magnet_ring {
 	u64 lost_pending;		/* dropped, not yet in a LOST record */
 	u64 nmi_seen;
 	local64_t nmi_lost;		/* drops in NMI context */
+	u64 wevents;			/* @written when sub-buffer wseq opened */
 
 	/* reader side: stream read mutex */
 	unsigned long rseq;		/* published with release */
 	unsigned long roff;
+	u64 revents;			/* probe events read of sub-buffer rseq */
 
 	/* counters; written by one side each, read racily for stats */
 	u64 produced;			/* events offered (probe events) */
@@ -62,6 +77,9 @@ struct magnet_ring {
 	u64 switches;			/* sub-buffer switches */
 	u64 read;			/* probe events delivered (reader) */
 	u64 bytes_read;			/* bytes delivered (reader) */
+	u64 overwritten;		/* probe events overwritten unread */
+	u64 overwritten_bytes;		/* their bytes, all records */
+	u64 frozen_lost;		/* refused while frozen (in @lost) */
 
 	/*
 	 * Wake-up hints, written by the reader side: the writer queues
@@ -113,7 +131,7 @@ ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 const struct magnet_rec_hdr *magnet_ring_peek(struct magnet_ring *r);
 void magnet_ring_consume(struct magnet_ring *r,
 			 const struct magnet_rec_hdr *h);
-/* Bytes written and not yet read. */
+/* Bytes written and not yet read (nor overwritten). */
 u64 magnet_ring_fill(struct magnet_ring *r);
 
 /*

@@ -22,6 +22,12 @@
  * (magnetfs_notify()) is worth running; magnetfs_notify() evaluates every
  * armed reader's rule and wakes, signals or schedules only those whose
  * rule is met.  Nothing here runs inside magnet_add().
+ *
+ * Overwrite streams (flight recorders) are read only while a snapshot
+ * freezes them (magnet_stream_snapshot()): then read() never waits, it
+ * returns the frozen records and 0 at their end; while the writers run,
+ * read() fails with EBUSY and poll() reports nothing until the freeze.
+ * Read rules do not apply to them.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -108,6 +114,7 @@ static void fill_sysinfo(struct magnet_stream *s, char *p, u64 now)
 	si->page_size = PAGE_SIZE;
 	si->subbuf_size = s->subbuf_size;
 	si->subbuf_count = s->subbuf_count;
+	si->flags = s->mode;
 	strscpy(si->stream, s->name, sizeof(si->stream));
 	strscpy(si->release, utsname()->release, sizeof(si->release));
 }
@@ -246,6 +253,9 @@ static ssize_t reader_drain(struct magnet_reader *rd, char __user *ubuf,
 	unsigned int i, n = nr_cpu_ids;
 	size_t done = 0;
 
+	/* one ring in global order */
+	if (rd->s->gring)
+		return magnet_ring_read(rd->s->gring, ubuf, len, need);
 	for (i = 0; i < n && !*need; i++) {
 		unsigned int cpu = (rd->next_cpu + i) % n;
 		ssize_t got;
@@ -273,6 +283,13 @@ static bool reader_meta_pending(struct magnet_reader *rd)
 	       READ_ONCE(magnet_db.catalog_gen) != rd->catalog_gen;
 }
 
+/* An overwrite stream whose writers run: no reader may copy (EBUSY). */
+static bool reader_refused(struct magnet_stream *s)
+{
+	return (s->mode & MAGNET_STREAM_F_OVERWRITE) &&
+	       !READ_ONCE(s->frozen) && !READ_ONCE(s->dead);
+}
+
 static bool rule_met(struct magnet_reader *rd, u64 bytes, u64 events)
 {
 	return bytes && bytes >= READ_ONCE(rd->watermark) &&
@@ -288,6 +305,9 @@ static bool reader_ready(struct magnet_reader *rd)
 {
 	u64 bytes, events;
 
+	/* frozen or deleted: a read returns at once; running: wait */
+	if (rd->s->mode & MAGNET_STREAM_F_OVERWRITE)
+		return !reader_refused(rd->s);
 	if (!READ_ONCE(rd->watermark) && !READ_ONCE(rd->min_events) &&
 	    reader_meta_pending(rd))
 		return true;
@@ -295,9 +315,12 @@ static bool reader_ready(struct magnet_reader *rd)
 	return rule_met(rd, bytes, events);
 }
 
-static u64 div_up_cpus(u64 n)
+/* A ring's share of @n: per-CPU rings split it, a global ring has it all. */
+static u64 div_up_rings(struct magnet_stream *s, u64 n)
 {
-	return div64_u64(n + num_possible_cpus() - 1, num_possible_cpus());
+	u64 nr = magnet_stream_nr_rings(s);
+
+	return div64_u64(n + nr - 1, nr);
 }
 
 /*
@@ -312,6 +335,7 @@ static void magnetfs_set_kick(struct magnet_stream *s, u64 bytes, u64 events)
 {
 	u64 kb = U64_MAX, ke = U64_MAX;
 	struct magnet_reader *rd;
+	struct magnet_ring *r;
 	bool armed = false;
 	int cpu;
 
@@ -323,14 +347,16 @@ static void magnetfs_set_kick(struct magnet_stream *s, u64 bytes, u64 events)
 			continue;
 		armed = true;
 		if (bytes < wm)
-			kb = min(kb, div_up_cpus(wm - bytes));
+			kb = min(kb, div_up_rings(s, wm - bytes));
 		if (events < me)
-			ke = min(ke, div_up_cpus(me - events));
+			ke = min(ke, div_up_rings(s, me - events));
 		if (bytes >= wm && events >= me)
 			kb = ke = 0;	/* met already: kick on anything */
 	}
-	for_each_possible_cpu(cpu) {
-		struct magnet_ring *r = per_cpu_ptr(s->rings, cpu);
+	/* a running flight recorder cannot be read: no kicks until the freeze */
+	if (reader_refused(s))
+		kb = ke = U64_MAX;
+	magnet_stream_for_each_ring(s, cpu, r) {
 		u64 b = READ_ONCE(r->bytes), w = READ_ONCE(r->written);
 
 		WRITE_ONCE(r->kick_bytes, kb == U64_MAX ? U64_MAX : b + kb);
@@ -363,6 +389,8 @@ static void reader_arm(struct magnet_reader *rd, unsigned int bits)
 void magnetfs_notify(struct magnet_stream *s)
 {
 	bool dead = READ_ONCE(s->dead), wake = false;
+	/* a frozen overwrite stream is readable by everyone */
+	bool all = dead || READ_ONCE(s->frozen);
 	struct magnet_reader *rd;
 	unsigned long flags;
 	u64 bytes, events;
@@ -372,7 +400,8 @@ void magnetfs_notify(struct magnet_stream *s)
 	list_for_each_entry(rd, &s->files, node) {
 		if (!rd->notify)
 			continue;
-		if (!dead && !rule_met(rd, bytes, events))
+		/* a running flight recorder: only its freeze wakes readers */
+		if (!all && (reader_refused(s) || !rule_met(rd, bytes, events)))
 			continue;
 		if (rd->notify & RD_NOTIFY_WAIT)
 			wake = true;
@@ -406,6 +435,13 @@ static ssize_t reader_fill(struct magnet_reader *rd, char __user *ubuf,
 	*need = 0;
 	if (mutex_lock_interruptible(&s->read_lock))
 		return -ERESTARTSYS;
+	/* under read_lock: a freeze is complete, no resume until we leave */
+	if (reader_refused(s)) {
+		mutex_unlock(&s->read_lock);
+		return -EBUSY;
+	}
+	/* deleted: the last writer left before @dead was set */
+	smp_rmb();
 	n = reader_copy_meta(rd, ubuf, len, need);
 	if (n >= 0) {
 		done = n;
@@ -464,6 +500,11 @@ static ssize_t reader_read(struct magnet_reader *rd, char __user *ubuf,
 	ssize_t n;
 	u32 need;
 
+	/* an overwrite stream: what is frozen, then 0; never waits */
+	if (s->mode & MAGNET_STREAM_F_OVERWRITE) {
+		n = reader_fill(rd, ubuf, len, &need);
+		return n == 0 && need ? -EINVAL : n;
+	}
 	for (;;) {
 		bool dead = READ_ONCE(s->dead);
 
@@ -623,7 +664,8 @@ static ssize_t magnetfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	ubuf = magnet_iter_ubuf(to, &len);
 	if (!ubuf)
 		return -EINVAL;
-	if (is_sync_kiocb(iocb) || (iocb->ki_flags & IOCB_NOWAIT)) {
+	if (is_sync_kiocb(iocb) || (iocb->ki_flags & IOCB_NOWAIT) ||
+	    (s->mode & MAGNET_STREAM_F_OVERWRITE)) {
 		n = reader_read(rd, ubuf, len,
 				(iocb->ki_filp->f_flags & O_NONBLOCK) ||
 				(iocb->ki_flags & IOCB_NOWAIT), false);
@@ -704,15 +746,25 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	struct magnet_stream *s = rd->s;
 	u64 ring = (u64)s->subbuf_size * s->subbuf_count;
 	struct magnet_stream_stats st;
+	size_t sz;
 	u64 v;
 	int err;
 
-	switch (cmd) {
-	case MAGNET_IOC_GET_STATS:
+	/* any size from the first layout on: see MAGNET_IOC_GET_STATS */
+	if (_IOC_TYPE(cmd) == MAGNET_IOC_MAGIC &&
+	    _IOC_NR(cmd) == _IOC_NR(MAGNET_IOC_GET_STATS) &&
+	    _IOC_DIR(cmd) == _IOC_READ &&
+	    _IOC_SIZE(cmd) >= MAGNET_STREAM_STATS_SIZE_V1) {
+		sz = _IOC_SIZE(cmd);
 		magnet_stream_stats(rd->s, &st);
-		if (copy_to_user((void __user *)arg, &st, sizeof(st)))
+		if (copy_to_user((void __user *)arg, &st, min(sz, sizeof(st))))
+			return -EFAULT;
+		if (sz > sizeof(st) &&
+		    clear_user((char __user *)arg + sizeof(st), sz - sizeof(st)))
 			return -EFAULT;
 		return 0;
+	}
+	switch (cmd) {
 	case MAGNET_IOC_FLUSH:
 		magnet_stream_flush(rd->s);
 		return 0;

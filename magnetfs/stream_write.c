@@ -51,33 +51,17 @@ static bool app_rec_valid(const struct magnet_rec_hdr *h, u64 now)
 }
 
 /* One record into this CPU's ring; false when dropped (ring full). */
+/*
+ * One APP record into @s, the writer's CPU's ring (or the stream's global
+ * ring, or its flight recorder: magnet_write_core() honours the buffer
+ * mode), stamped now and naming the writing task.
+ */
 static bool app_rec_write(struct magnet_stream *s,
 			  const struct magnet_rec_hdr *h)
 {
-	struct magnet_ring *r;
-	unsigned long flags;
-	void *rec;
-	u64 now;
-
-	local_irq_save(flags);
-	r = this_cpu_ptr(s->rings);
-	magnet_ring_sync_nmi(r);
-	r->produced++;
-	now = ktime_get_mono_fast_ns();
-	rec = magnet_ring_reserve(r, MAGNET_APP_REC_SIZE, now);
-	if (unlikely(!rec)) {
-		magnet_ring_drop(r);
-		local_irq_restore(flags);
-		return false;
-	}
-	magnet_rec_fill_hdr(rec, MAGNET_APP_REC_SIZE, MAGNET_EVENT_APP,
-			    h->abstract_id, now);
-	memcpy(rec + MAGNET_REC_HDR_SIZE, h + 1,
-	       sizeof(struct magnet_app_payload));
-	magnet_ring_commit(r, MAGNET_APP_REC_SIZE);
-	r->written++;
-	local_irq_restore(flags);
-	return true;
+	return magnet_write_core(s, MAGNET_EVENT_APP, h->abstract_id,
+				 current->pid, current->tgid, h + 1,
+				 sizeof(struct magnet_app_payload));
 }
 
 ssize_t magnetfs_stream_write(struct magnet_stream *s, const char __user *ubuf,

@@ -29,7 +29,7 @@
 /* Bumped when a record layout, an attribute's meaning or an ioctl changes. */
 #define MAGNET_ABI_VERSION	1
 #define MAGNET_FORMAT_MAJOR	1
-#define MAGNET_FORMAT_MINOR	0
+#define MAGNET_FORMAT_MINOR	1	/* 1: SYSINFO flags = buffer mode */
 
 /* ------------------------------------------------------------------ */
 /* Event records                                                       */
@@ -160,7 +160,7 @@ struct magnet_sysinfo {
 	__u32 page_size;
 	__u32 subbuf_size;	/* the stream's ring geometry */
 	__u32 subbuf_count;
-	__u32 flags;		/* reserved, 0 */
+	__u32 flags;		/* MAGNET_STREAM_F_* of the stream */
 	char stream[32];	/* stream name, NUL-terminated */
 	char release[64];	/* utsname()->release */
 };
@@ -510,6 +510,8 @@ enum magnet_cmd {
 	/* instrumentation points added at run time: MAGNET_A_KPROBE nest */
 	MAGNET_CMD_KPROBE_NEW,
 	MAGNET_CMD_KPROBE_DEL,
+	/* overwrite streams: STREAM_NAME, STREAM_SNAPSHOT (freeze or resume) */
+	MAGNET_CMD_STREAM_SNAPSHOT,
 	__MAGNET_CMD_MAX,
 };
 #define MAGNET_CMD_MAX (__MAGNET_CMD_MAX - 1)
@@ -548,6 +550,13 @@ enum magnet_attr {
 	MAGNET_A_STREAM_APP_WRITE,	/* u8: anyone may write() APP events */
 	MAGNET_A_STREAM_APP_EVENTS,	/* u64: APP records accepted */
 	MAGNET_A_STREAM_APP_REJECTED,	/* u64: write() calls refused */
+	/* buffer modes (docs/DESIGN.md "Buffer modes") */
+	MAGNET_A_STREAM_MODE,		/* u32: MAGNET_STREAM_F_* (NEW, GET) */
+	MAGNET_A_STREAM_SNAPSHOT,	/* u32: enum magnet_snapshot_op */
+	MAGNET_A_STREAM_FROZEN,		/* u8: 1 while a snapshot freezes it */
+	MAGNET_A_STREAM_OVERWRITTEN,	/* u64: events overwritten unread */
+	MAGNET_A_STREAM_OVERWRITTEN_BYTES, /* u64: their bytes (all records) */
+	MAGNET_A_STREAM_FROZEN_LOST,	/* u64: events refused while frozen */
 	__MAGNET_A_MAX,
 };
 #define MAGNET_A_MAX (__MAGNET_A_MAX - 1)
@@ -722,6 +731,23 @@ enum magnet_corr_step_attr {
 #define MAGNET_STREAMS_MAX		64
 
 /*
+ * Buffer modes of a stream (MAGNET_A_STREAM_MODE), fixed at creation.
+ * GLOBAL: one ring shared by all CPUs (writers serialize on a spinlock),
+ * in global time order; default: one ring per CPU, lock-free.
+ * OVERWRITE: a full ring reuses its oldest sub-buffer (flight recorder;
+ * the events overwritten unread are counted); read only while frozen by
+ * MAGNET_CMD_STREAM_SNAPSHOT; default: a full ring drops new events.
+ */
+#define MAGNET_STREAM_F_GLOBAL		0x1
+#define MAGNET_STREAM_F_OVERWRITE	0x2
+#define MAGNET_STREAM_F_ALL		(MAGNET_STREAM_F_GLOBAL | MAGNET_STREAM_F_OVERWRITE)
+
+enum magnet_snapshot_op {
+	MAGNET_SNAPSHOT_FREEZE	= 1,	/* stop writers, allow reads */
+	MAGNET_SNAPSHOT_RESUME	= 2,	/* writers go on, reads refused */
+};
+
+/*
  * Run-time kprobes, nested in MAGNET_A_KPROBE.  KPROBE_NEW creates a
  * point named NAME (its event ID comes back in MAGNET_A_PROBE_ID) that
  * records the arguments of ARGS and, for a kretprobe, the return value
@@ -762,10 +788,24 @@ struct magnet_stream_stats {
 	__u64 bytes;
 	__u64 switches;		/* sub-buffer switches */
 	__u64 fill;		/* bytes written and not yet read */
+	/* appended with the buffer modes: see MAGNET_IOC_GET_STATS */
+	__u64 overwritten;	/* events overwritten unread (overwrite mode) */
+	__u64 overwritten_bytes;
+	__u64 frozen_lost;	/* events refused while frozen (in @lost) */
 };
 
-/* Statistics of the stream this file reads. */
+/* The first layout (ABI 1 as released): the 7 counters up to @fill. */
+#define MAGNET_STREAM_STATS_SIZE_V1	56
+
+/*
+ * Statistics of the stream this file reads.  The struct size is part of
+ * the ioctl number; the kernel accepts every size from
+ * MAGNET_STREAM_STATS_SIZE_V1 on, fills what it knows up to that size and
+ * zeroes the rest, so binaries built against an older header keep
+ * working (their number carries their size).
+ */
 #define MAGNET_IOC_GET_STATS	_IOR(MAGNET_IOC_MAGIC, 0x01, struct magnet_stream_stats)
+#define MAGNET_IOC_GET_STATS_V1	_IOC(_IOC_READ, MAGNET_IOC_MAGIC, 0x01, MAGNET_STREAM_STATS_SIZE_V1)
 /* Write pending LOST records on every CPU so a reader sees all losses. */
 #define MAGNET_IOC_FLUSH	_IO(MAGNET_IOC_MAGIC, 0x02)
 /*

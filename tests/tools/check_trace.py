@@ -23,7 +23,7 @@ Modes:
 Always asserted: the first record is a sane SYSINFO; no record is
 malformed; every probe event's ID is named by an EVENTDEF; per-CPU
 timestamps of probe events and LOST records never go backwards within one
-SYSINFO group; no field looks like a kernel address; strings, reserved
+SYSINFO group (across all CPUs when SYSINFO flags say global ring); no field looks like a kernel address; strings, reserved
 fields and padding carry no stale bytes.  Exit 2: usage error or unreadable file.
 """
 
@@ -36,6 +36,9 @@ import sys
 
 # ---- include/uapi/magnet.h ------------------------------------------------
 HDR_SIZE = 32
+STREAM_F_GLOBAL = 0x1
+STREAM_F_OVERWRITE = 0x2
+STREAM_F_ALL = STREAM_F_GLOBAL | STREAM_F_OVERWRITE
 REC_ALIGN = 8
 REC_MAX = 4096
 EVENT_MAX = (1 << 10) - 1
@@ -350,8 +353,8 @@ class Trace:
             problems.append("subbuf_size %d" % si["subbuf_size"])
         if not SUBBUF_COUNT_MIN <= si["subbuf_count"] <= SUBBUF_COUNT_MAX:
             problems.append("subbuf_count %d" % si["subbuf_count"])
-        if si["flags"] != 0:
-            problems.append("flags 0x%x (reserved)" % si["flags"])
+        if si["flags"] & ~STREAM_F_ALL:
+            problems.append("flags 0x%x (unknown bits)" % si["flags"])
         if not stream or not stream.isprintable():
             problems.append("stream name %r" % stream)
         if not stream_ok:
@@ -511,13 +514,16 @@ def errors_of(trace, *kinds):
 
 def check_timestamps(trace):
     """Per CPU and SYSINFO group, probe events and LOST records (what the
-    rings hold) must not go back in time."""
+    rings hold) must not go back in time; in a global-ring stream (SYSINFO
+    flags) not even across CPUs."""
     last = {}
     bad = []
     for r in trace.records:
         if r.event not in (EV_LOST, EV_APP) and r.event < FIRST_PROBE:
             continue
-        key = (r.group, r.cpu)
+        glob = (r.group < len(trace.sysinfos) and
+                trace.sysinfos[r.group][1]["flags"] & STREAM_F_GLOBAL)
+        key = (r.group, -1 if glob else r.cpu)
         prev = last.get(key)
         if prev is not None and r.timestamp < prev.timestamp:
             bad.append("%s: timestamp %d < %d of record #%d" %

@@ -59,10 +59,10 @@ class Writer:
             self.probe_events += 1
         return self
 
-    def sysinfo(self, magic=0x01234567, nr_cpus=2, release=RELEASE):
+    def sysinfo(self, magic=0x01234567, nr_cpus=2, release=RELEASE, flags=0):
         p = struct.pack(self.bo + "IHHIIQQIIIIII32s64s", magic, 1, 0, 1, 1,
                         10 ** 9, 1_700_000_000 * 10 ** 9, nr_cpus, 8, 4096,
-                        256 << 10, 2, 0, b"s0", release.encode())
+                        256 << 10, 2, flags, b"s0", release.encode())
         return self.rec(0, 0, 0, 1000, 0, 0, p)
 
     def eventdef(self, eid, name, layer, ptype, raw_name=None):
@@ -244,6 +244,18 @@ def main():
     b = Writer().sysinfo().defs().flow()
     b.net(16, 5, 10 ** 9, 10240)    # SYSINFO says 2 CPUs
     case("cpu beyond nr_cpus", b.out, [], 1, "malformed")
+
+    # buffer modes: a global ring is in time order across CPUs
+    def two_cpus(flags):
+        b = Writer().sysinfo(flags=flags).defs()
+        b.net(19, 0, 5000, 100)
+        b.net(19, 1, 4000, 100)     # back in time, on another CPU
+        return b
+    case("per-CPU rings: CPUs' times interleave", two_cpus(0).out, [], 0)
+    case("overwrite flag is known", two_cpus(2).out, [], 0)
+    case("global ring: time goes back across CPUs", two_cpus(1).out, [], 1,
+         "timestamps")
+    case("unknown SYSINFO flag", two_cpus(4).out, [], 1, "SYSINFO")
 
     print("TAP version 13")
     failed = 0

@@ -101,26 +101,43 @@ static void test_stream_create_args(void **state)
 	char *zero_cnt[] = { "s0", "subbuf-count", "0" };
 	char *bad_size[] = { "s0", "subbuf-size", "-5" };
 	char *long_name[] = { "a_name_that_is_far_too_long_for_magnet" };
-	uint32_t size, count;
+	char *modes[] = { "s2", "global", "size", "8K", "overwrite", "count", "3" };
+	char *ow[] = { "s3", "overwrite" };
+	char *twice[] = { "s4", "global", "global" };
+	char *ow_val[] = { "s5", "overwrite", "subbuf-size" };
+	uint32_t size, count, mode;
 
 	(void)state;
-	assert_int_equal(mc_parse_stream_create(5, ok, &size, &count), 0);
+	assert_int_equal(mc_parse_stream_create(5, ok, &size, &count, &mode), 0);
 	assert_int_equal(size, 65536);
 	assert_int_equal(count, 4);
-	assert_int_equal(mc_parse_stream_create(1, only, &size, &count), 0);
+	assert_int_equal(mc_parse_stream_create(1, only, &size, &count, &mode), 0);
 	assert_int_equal(size, 0);	/* 0: kernel default */
 	assert_int_equal(count, 0);
-	assert_int_equal(mc_parse_stream_create(0, NULL, &size, &count),
+	assert_int_equal(mc_parse_stream_create(0, NULL, &size, &count, &mode),
 			 MC_EXIT_USAGE);
-	assert_int_equal(mc_parse_stream_create(3, bad_kw, &size, &count),
+	assert_int_equal(mc_parse_stream_create(3, bad_kw, &size, &count, &mode),
 			 MC_EXIT_USAGE);
-	assert_int_equal(mc_parse_stream_create(2, no_val, &size, &count),
+	assert_int_equal(mc_parse_stream_create(2, no_val, &size, &count, &mode),
 			 MC_EXIT_USAGE);
-	assert_int_equal(mc_parse_stream_create(3, zero_cnt, &size, &count),
+	assert_int_equal(mc_parse_stream_create(3, zero_cnt, &size, &count, &mode),
 			 MC_EXIT_USAGE);
-	assert_int_equal(mc_parse_stream_create(3, bad_size, &size, &count),
+	assert_int_equal(mc_parse_stream_create(3, bad_size, &size, &count, &mode),
 			 MC_EXIT_USAGE);
-	assert_int_equal(mc_parse_stream_create(1, long_name, &size, &count),
+	assert_int_equal(mc_parse_stream_create(1, long_name, &size, &count, &mode),
+			 MC_EXIT_USAGE);
+	/* buffer modes: keywords without a value, anywhere after NAME */
+	assert_int_equal(mc_parse_stream_create(7, modes, &size, &count, &mode), 0);
+	assert_int_equal(mode, MAGNET_STREAM_F_GLOBAL | MAGNET_STREAM_F_OVERWRITE);
+	assert_int_equal(size, 8192);
+	assert_int_equal(count, 3);
+	assert_int_equal(mc_parse_stream_create(2, ow, &size, &count, &mode), 0);
+	assert_int_equal(mode, MAGNET_STREAM_F_OVERWRITE);
+	assert_int_equal(mc_parse_stream_create(1, only, &size, &count, &mode), 0);
+	assert_int_equal(mode, 0);
+	assert_int_equal(mc_parse_stream_create(3, twice, &size, &count, &mode),
+			 MC_EXIT_USAGE);
+	assert_int_equal(mc_parse_stream_create(3, ow_val, &size, &count, &mode),
 			 MC_EXIT_USAGE);
 }
 

@@ -2,7 +2,10 @@
 /*
  * Unit tests of the per-CPU ring (magnetfs/ring.c) built in user space:
  * whole-record reads, sub-buffer switching, discard-when-full with exact
- * loss accounting and LOST records at their chronological place.
+ * loss accounting and LOST records at their chronological place; the
+ * overwrite mode (flight recorder): the newest whole records survive, the
+ * overwritten ones are counted exactly, also when a snapshot read part of
+ * the oldest sub-buffer; one ring written from several CPUs (global mode).
  */
 #include <stdarg.h>
 #include <setjmp.h>
@@ -341,7 +344,207 @@ static void test_peek_consume(void **state)
 	assert_true(r.lost > 0);
 	assert_int_equal(r.produced, r.written + r.lost);
 	assert_int_equal(r.bytes_read, r.bytes);
+	magnet_ring_free(&r);
+}
+
+/* ---- overwrite mode ------------------------------------------------ */
+
+static void ring_setup_ow(struct magnet_ring *r, u32 count)
+{
+	ring_setup(r, count);
+	r->overwrite = true;
+}
+
+/*
+ * Records of one read of an overwrite ring: whole, well formed, probe
+ * events' abstract IDs strictly increasing (a gap is what was overwritten
+ * or lost), timestamps never back.  Returns the number of probe events.
+ */
+static u64 check_ow(const char *buf, ssize_t n, u64 *last_id, u64 *last_ts,
+		    u64 *lost)
+{
+	ssize_t off = 0;
+	u64 events = 0;
+
+	while (off < n) {
+		const struct magnet_rec_hdr *h = (const void *)(buf + off);
+
+		assert_true(h->size >= MAGNET_REC_HDR_SIZE);
+		assert_int_equal(h->size % 8, 0);
+		assert_true(off + h->size <= n);
+		assert_true(h->timestamp >= *last_ts);
+		*last_ts = h->timestamp;
+		if (h->event == MAGNET_EVENT_LOST) {
+			*lost += ((const struct magnet_lost *)(h + 1))->count;
+		} else {
+			assert_true(h->abstract_id > *last_id);
+			/* the payload is intact: not partly overwritten */
+			for (u32 i = MAGNET_REC_HDR_SIZE; i < h->size; i++)
+				assert_int_equal((unsigned char)buf[off + i], 0xab);
+			*last_id = h->abstract_id;
+			events++;
+		}
+		off += h->size;
+	}
+	return events;
+}
+
+static void test_overwrite_keeps_newest(void **state)
+{
+	static char buf[1 << 16];
+	struct magnet_ring r;
+	u64 id, last = 0, ts = 0, lost = 0, ev = 0, first = 0;
+	ssize_t n;
+	u32 need;
+
+	(void)state;
+	ring_setup_ow(&r, 4);
+	/* 64-byte records, 64 per sub-buffer: nothing is ever refused */
+	for (id = 1; id <= 1000; id++)
+		assert_true(add(&r, 20, id, id, 32));
+	assert_int_equal(r.written, 1000);
+	assert_int_equal(r.lost, 0);
+	assert_int_equal(r.switches, 15);
+	/* 12 switches found the ring full: 12 sub-buffers of 64 events */
+	assert_int_equal(r.overwritten, 12 * 64);
+	assert_int_equal(r.overwritten_bytes, 12 * 64 * 64);
+	assert_int_equal(magnet_ring_fill(&r), (1000 - 768) * 64);
+	while ((n = magnet_ring_read(&r, buf, sizeof(buf), &need)) > 0) {
+		if (!first)
+			first = ((const struct magnet_rec_hdr *)buf)->abstract_id;
+		ev += check_ow(buf, n, &last, &ts, &lost);
+	}
+	/* the newest 232, in order, ending at the last one written */
+	assert_int_equal(first, 769);
+	assert_int_equal(last, 1000);
+	assert_int_equal(ev, 232);
+	assert_int_equal(r.read + r.overwritten, r.written);
+	assert_int_equal(r.bytes_read + r.overwritten_bytes, r.bytes);
 	assert_int_equal(magnet_ring_fill(&r), 0);
+	magnet_ring_free(&r);
+}
+
+static void test_overwrite_after_partial_read(void **state)
+{
+	static char buf[1 << 16];
+	struct magnet_ring r;
+	u64 id, last = 0, ts = 0, lost = 0, ev;
+	ssize_t n;
+	u32 need;
+
+	(void)state;
+	ring_setup_ow(&r, 4);
+	for (id = 1; id <= 256; id++)		/* exactly 4 full sub-buffers */
+		assert_true(add(&r, 20, id, id, 32));
+	assert_int_equal(r.overwritten, 0);
+	/* a snapshot reads 10 records of the oldest one, then resumes */
+	n = magnet_ring_read(&r, buf, 10 * 64, &need);
+	assert_int_equal(n, 640);
+	ev = check_ow(buf, n, &last, &ts, &lost);
+	assert_int_equal(ev, 10);
+	assert_int_equal(last, 10);
+	/* the next switch takes that sub-buffer: only its unread 54 count */
+	assert_true(add(&r, 20, 257, 257, 32));
+	assert_int_equal(r.overwritten, 54);
+	assert_int_equal(r.overwritten_bytes, 4096 - 640);
+	n = magnet_ring_read(&r, buf, sizeof(buf), &need);
+	assert_int_equal(((const struct magnet_rec_hdr *)buf)->abstract_id, 65);
+	ev += check_ow(buf, n, &last, &ts, &lost);
+	assert_int_equal(last, 257);
+	assert_int_equal(ev, 10 + 193);
+	assert_int_equal(r.read + r.overwritten, r.written);
+	assert_int_equal(r.bytes_read + r.overwritten_bytes, r.bytes);
+	magnet_ring_free(&r);
+}
+
+/*
+ * Snapshots and writers in turns (the stream never lets them overlap),
+ * record sizes varying, some events too large (dropped, reported by a
+ * LOST record that may itself be overwritten later): the accounting is
+ * exact at every step.
+ */
+static void test_overwrite_interleavings(void **state)
+{
+	static char buf[1 << 15];
+	struct magnet_ring r;
+	u64 id = 0, last = 0, ts = 0, lost = 0, ev = 0, newest = 0;
+	unsigned int seed = 12345, round;
+	ssize_t n;
+	u32 need;
+
+	(void)state;
+	ring_setup_ow(&r, 3);
+	for (round = 0; round < 3000; round++) {
+		unsigned int k = rand_r(&seed) % 200;
+
+		while (k--) {
+			u32 plen = rand_r(&seed) % 300;
+
+			id++;
+			if (rand_r(&seed) % 97 == 0)
+				plen = 5000;	/* larger than a sub-buffer */
+			if (add(&r, 20, id, id, plen))
+				newest = id;
+		}
+		/* a snapshot of random extent: 0, a little or everything */
+		k = rand_r(&seed) % 4;
+		while (k--) {
+			n = magnet_ring_read(&r, buf, 64 + rand_r(&seed) % sizeof(buf),
+					     &need);
+			assert_true(n >= 0);
+			ev += check_ow(buf, n, &last, &ts, &lost);
+		}
+		assert_int_equal(r.produced, r.written + r.lost);
+		assert_true(r.read + r.overwritten <= r.written);
+		assert_int_equal(r.bytes_read + r.overwritten_bytes +
+				 magnet_ring_fill(&r), r.bytes);
+	}
+	magnet_ring_flush_lost(&r, id + 1);
+	while ((n = magnet_ring_read(&r, buf, sizeof(buf), &need)) > 0)
+		ev += check_ow(buf, n, &last, &ts, &lost);
+	assert_true(r.overwritten > 0);
+	assert_true(r.lost > 0);
+	assert_true(lost > 0 && lost <= r.lost);
+	assert_int_equal(ev, r.read);
+	assert_int_equal(r.read + r.overwritten, r.written);
+	assert_int_equal(r.bytes_read + r.overwritten_bytes, r.bytes);
+	assert_int_equal(r.lost_pending, 0);
+	/* the newest event that was written is the last one read */
+	assert_int_equal(last, newest);
+	magnet_ring_free(&r);
+}
+
+/* Global mode: one ring, writers on several CPUs taking turns (the lock). */
+static void test_global_ring_keeps_write_order(void **state)
+{
+	static char buf[1 << 16];
+	struct magnet_ring r;
+	u64 id, last = 0, ts = 0, lost = 0, ev = 0;
+	int cpus_seen = 0;
+	ssize_t n, off;
+	u32 need;
+
+	(void)state;
+	assert_int_equal(magnet_ring_init(&r, -1, SB_SIZE, 4), 0);
+	r.overwrite = true;
+	for (id = 1; id <= 700; id++) {
+		kshim_cpu = id % 3;
+		assert_true(add(&r, 20, id, id * 10, 24));
+	}
+	kshim_cpu = 0;
+	while ((n = magnet_ring_read(&r, buf, sizeof(buf), &need)) > 0) {
+		for (off = 0; off < n; off += ((struct magnet_rec_hdr *)(buf + off))->size) {
+			const struct magnet_rec_hdr *h = (const void *)(buf + off);
+
+			/* the CPU of each record is kept; order is global */
+			assert_int_equal(h->cpu, h->abstract_id % 3);
+			cpus_seen |= 1 << h->cpu;
+		}
+		ev += check_ow(buf, n, &last, &ts, &lost);
+	}
+	assert_int_equal(cpus_seen, 7);
+	assert_int_equal(last, 700);
+	assert_int_equal(ev + r.overwritten, 700);
 	magnet_ring_free(&r);
 }
 
@@ -357,6 +560,10 @@ int main(void)
 		cmocka_unit_test(test_slow_reader_exact_accounting),
 		cmocka_unit_test(test_irq_context_has_no_pid),
 		cmocka_unit_test(test_fault_keeps_data),
+		cmocka_unit_test(test_overwrite_keeps_newest),
+		cmocka_unit_test(test_overwrite_after_partial_read),
+		cmocka_unit_test(test_overwrite_interleavings),
+		cmocka_unit_test(test_global_ring_keeps_write_order),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);

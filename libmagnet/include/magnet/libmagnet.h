@@ -129,6 +129,8 @@ LIBMAGNET_API int magnet_stream_create(struct magnet_ctl *h, const char *name,
  * Stream options, libbpf style: set @sz = sizeof(struct magnet_stream_opts)
  * (fields past a smaller @sz count as 0, so old callers keep working when
  * fields are added).  @subbuf_size/@subbuf_count 0: kernel default.
+ * @mode: MAGNET_STREAM_F_* (0: per-CPU rings that discard when full; a
+ * global ring, a flight recorder: docs/DESIGN.md "Buffer modes").
  * @app_write: every local user may write application events into the
  * stream (its files become writable by all; docs/INTERPOSER.md).
  */
@@ -136,6 +138,7 @@ struct magnet_stream_opts {
 	size_t sz;
 	__u32 subbuf_size;
 	__u32 subbuf_count;
+	__u32 mode;
 	bool app_write;
 };
 
@@ -354,7 +357,12 @@ LIBMAGNET_API ssize_t magnet_stream_read(int fd, void *buf, size_t len);
 LIBMAGNET_API int magnet_stream_wait(int fd, int timeout_ms);
 /* MAGNET_IOC_FLUSH: write pending LOST records on every CPU. */
 LIBMAGNET_API int magnet_stream_fd_flush(int fd);
-/* MAGNET_IOC_GET_STATS. */
+/*
+ * MAGNET_IOC_GET_STATS in its first layout: fills the counters up to
+ * @fill (MAGNET_STREAM_STATS_SIZE_V1 bytes) and nothing after them, as
+ * binaries built before the buffer modes expect.  All counters:
+ * magnet_stream_fd_stats2().
+ */
 LIBMAGNET_API int magnet_stream_fd_stats(int fd,
 					 struct magnet_stream_stats *st);
 
@@ -595,6 +603,44 @@ LIBMAGNET_API int magnet_merge_next(struct magnet_merge *m, bool flush,
 				    const struct magnet_rec_hdr **rec);
 LIBMAGNET_API unsigned long long magnet_merge_late(const struct magnet_merge *m);
 LIBMAGNET_API void magnet_merge_free(struct magnet_merge *m);
+
+/* ------------------------------------------------------------------ */
+/* Buffer modes (docs/DESIGN.md "Buffer modes")                        */
+/* ------------------------------------------------------------------ */
+
+/* Buffer modes: magnet_stream_create_opts() with @mode creates them. */
+
+/* What STREAM_GET says of a stream's buffer mode. */
+struct magnet_stream_mode_info {
+	__u32 mode;			/* MAGNET_STREAM_F_* */
+	__u32 frozen;			/* 1 while a snapshot freezes it */
+	__u64 overwritten;		/* events overwritten unread */
+	__u64 overwritten_bytes;
+	__u64 frozen_lost;		/* events refused while frozen */
+};
+
+LIBMAGNET_API int magnet_stream_get_mode(struct magnet_ctl *h,
+					 const char *name,
+					 struct magnet_stream_mode_info *m);
+/* Overwrite streams: stop the writers so the file can be read / go on. */
+LIBMAGNET_API int magnet_stream_freeze(struct magnet_ctl *h, const char *name);
+LIBMAGNET_API int magnet_stream_resume(struct magnet_ctl *h, const char *name);
+/*
+ * Snapshot of an overwrite stream: freeze it, copy everything it holds
+ * (SYSINFO, EVENTDEFs, then the newest records of each ring in order: a
+ * trace file) to @out_fd, resume it (also after an error).  *@bytes (if
+ * not NULL) gets the bytes written.  Returns 0 or -errno.
+ */
+LIBMAGNET_API int magnet_stream_snapshot(struct magnet_ctl *h,
+					 const char *name, int out_fd,
+					 __u64 *bytes);
+/*
+ * MAGNET_IOC_GET_STATS with @sz bytes of @st (MAGNET_STREAM_STATS_SIZE_V1
+ * .. sizeof(*st)); fields the kernel does not know are zeroed.
+ */
+LIBMAGNET_API int magnet_stream_fd_stats2(int fd,
+					  struct magnet_stream_stats *st,
+					  size_t sz);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,355 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Buffer modes in a real kernel, under the two-CPU load of
+# magnet_selftest.ko (a kthread and a pinned hrtimer per CPU, each event
+# carrying a per-CPU, per-context sequence number):
+#  - a global-ring stream: one ring for all CPUs, read while loaded; its
+#    timestamps never go backwards across CPUs, sequence numbers only grow,
+#    both CPUs are in it and the accounting is exact (hits = produced =
+#    read + lost, LOST records add up);
+#  - an overwrite stream (flight recorder): snapshots during and after the
+#    load hold whole records only, per-CPU sequence numbers strictly
+#    increasing, the last one at the newest event, at least a ring's worth
+#    per CPU; the counters add up (produced = written + lost, written =
+#    read + overwritten, lost = events offered while frozen); the snapshot
+#    file is a trace that check_trace and magnetctl dump accept;
+#  - global + overwrite together;
+#  - bad input refused with the kernel's message and nothing created: bad
+#    sizes, unknown mode bits, bad snapshot operations, a snapshot of a
+#    discard stream, double freeze, resume of a running stream, reading a
+#    running flight recorder (EBUSY); GET_STATS in both struct sizes;
+#  - stream delete and rmmod while frozen are clean.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_root
+MAGNET_MODULES="magnet" need_magnet
+[ -f "$MAGNET_MODDIR/magnet_selftest.ko" ] || skip_all "magnet_selftest.ko not built"
+dmesg_mark
+MAGNET_MODULES="magnet"
+magnet_load || bail_out "cannot load the modules"
+R=$MAGNET_RESULTS
+ST=$MAGNET_MODDIR/magnet_selftest.ko
+GENL=(python3 "$MAGNET_REPO/tests/tools/genl_req.py")
+COUNT=30000		# per CPU; the global ring's lock makes it slow in TCG
+COUNT_OW=4000000	# long enough to freeze the overwrite stream mid-load
+NCPU=$(nproc)
+
+# expect_fail DESC EXIT REGEX CMD...: CMD exits EXIT and says REGEX on stderr
+expect_fail() {
+	local desc=$1 want=$2 re=$3 err rc
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$err"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $rc (want $want), stderr: $err"
+	fi
+}
+
+# genl_fail DESC REGEX ARGS...: the raw request is refused with REGEX
+genl_fail() {
+	local desc=$1 re=$2 out
+	shift 2
+	out=$("${GENL[@]}" "$@" 2>&1)
+	if [ $? -eq 1 ] && grep -qE -- "$re" <<<"$out"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "$out"
+	fi
+}
+
+# sstat STREAM KEY: a field of "magnetctl -j stream show"
+sstat() {
+	magnetctl -j stream show "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); d = d.get("stream", d)
+v = d[sys.argv[1]]
+print(int(v) if isinstance(v, bool) else v)' "$2"
+}
+
+hits() {
+	magnetctl -j probe list | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d["probes"] if isinstance(d, dict) else d
+print(sum(p["hits"] for p in d if p["name"] == "selftest"))'
+}
+
+streams() {
+	magnetctl -j stream list | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d["streams"] if isinstance(d, dict) else d
+print(" ".join(sorted(s["name"] for s in d)))'
+}
+
+# load_st COUNT: (re)load magnet_selftest with COUNT events per CPU
+load_st() {
+	if [ -d /sys/module/magnet_selftest ]; then
+		rmmod magnet_selftest || return 1
+	fi
+	insmod "$ST" count="$1" period_us=20
+}
+
+run_load() {
+	check "enable selftest into $1" magnetctl probe enable selftest stream "$1"
+}
+
+wait_load() {
+	local i
+	for i in $(seq 1 900); do
+		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && break
+		sleep 0.1
+	done
+	check_eq "producers finished ($1)" 0 "$(cat /sys/module/magnet_selftest/parameters/running)"
+	check "disable selftest ($1)" magnetctl probe disable selftest
+}
+
+# scan TRACE KIND [COUNT]: records of magnet_selftest in a trace file.
+# KIND global: timestamps never back across CPUs; snap: per CPU.  Always:
+# whole records up to the end of the file, per (CPU, context) sequence
+# numbers strictly increasing.  With COUNT: each CPU's last task event is
+# its newest (sequence COUNT - 1).  Prints "events lost ncpus minpercpu".
+scan() {
+	python3 - "$@" <<'PY'
+import struct, sys
+path, kind = sys.argv[1], sys.argv[2]
+newest = int(sys.argv[3]) if len(sys.argv) > 3 else None
+data = open(path, "rb").read()
+off, names, last, lost, flags = 0, {}, {}, 0, None
+prev, per_cpu = {}, {}
+while off < len(data):
+    assert off + 32 <= len(data), ("torn header at the end", off)
+    size, ev, cpu, aid, ts, pid, tgid = struct.unpack_from("<HHIQQII", data, off)
+    assert size >= 32 and size % 8 == 0, ("bad size", off, size)
+    assert off + size <= len(data), ("torn record", off, size, len(data))
+    if ev == 0:
+        flags = struct.unpack_from("<I", data, off + 32 + 52)[0]
+    elif ev == 2:
+        names[struct.unpack_from("<H", data, off + 32)[0]] = \
+            data[off + 40:off + 72].split(b"\0")[0].decode()
+    if ev == 1 or ev >= 16:
+        key = -1 if kind == "global" else cpu
+        assert ts >= prev.get(key, 0), ("time went back", off, cpu, ts, prev.get(key))
+        prev[key] = ts
+    if ev == 1:
+        lost += struct.unpack_from("<Q", data, off + 32)[0]
+    elif names.get(ev) == "selftest":
+        seq, pcpu, irq = struct.unpack_from("<QII", data, off + 32)
+        assert pcpu == cpu, ("payload cpu", off, pcpu, cpu)
+        k = (cpu, irq)
+        assert seq > last.get(k, -1), ("sequence not increasing", off, k, seq, last.get(k))
+        last[k] = seq
+        per_cpu[cpu] = per_cpu.get(cpu, 0) + 1
+    off += size
+assert flags is not None, "no SYSINFO"
+if kind == "global":
+    assert flags & 1, ("SYSINFO flags 0x%x: not global" % flags)
+if newest is not None:
+    for cpu in per_cpu:
+        assert last.get((cpu, 0)) == newest - 1, \
+            ("cpu %d: last task sequence %s, newest %d" % (cpu, last.get((cpu, 0)), newest - 1))
+print(sum(per_cpu.values()), lost, len(per_cpu), min(per_cpu.values() or [0]))
+PY
+}
+
+check "load magnet_selftest (count=$COUNT per CPU)" load_st $COUNT
+_magnet_loaded+=(magnet_selftest)
+
+# ---- bad input ---------------------------------------------------------
+before=$(streams)
+expect_fail "bad sub-buffer size refused for a global stream" 2 "sub-buffer size 5000" \
+	magnetctl stream create bad global subbuf-size 5000
+expect_fail "unknown mode keyword is a usage error" 1 "unexpected argument 'ring'" \
+	magnetctl stream create bad ring
+expect_fail "a mode keyword given twice is a usage error" 1 "'overwrite' given twice" \
+	magnetctl stream create bad overwrite overwrite
+genl_fail "unknown mode bits refused (extack)" "errno=22 msg=stream mode 0x4: unknown bits 0x4" \
+	STREAM_NEW STREAM_NAME=str:bad STREAM_MODE=u32:4
+genl_fail "mode of the wrong type refused" "errno=(22|34)" \
+	STREAM_NEW STREAM_NAME=str:bad STREAM_MODE=u8:1
+check_eq "nothing was created" "$before" "$(streams)"
+
+check "create discard stream d" magnetctl stream create d
+check "create overwrite stream fr (16 KiB x 4 per CPU)" \
+	magnetctl stream create fr subbuf-size 16K subbuf-count 4 overwrite
+expect_fail "snapshot of a discard stream refused" 2 "stream 'd' is not in overwrite mode" \
+	magnetctl stream snapshot d -o "$R/never.trace"
+expect_fail "freeze of a discard stream refused" 2 "not in overwrite mode" \
+	magnetctl stream freeze d
+expect_fail "snapshot needs -o FILE" 1 "missing '-o FILE'" magnetctl stream snapshot fr
+genl_fail "snapshot without an operation refused" "errno=22 msg=a snapshot operation .* is required" \
+	STREAM_SNAPSHOT STREAM_NAME=str:fr
+genl_fail "unknown snapshot operation refused" "errno=22 msg=snapshot operation 7: must be 1 .freeze. or 2 .resume." \
+	STREAM_SNAPSHOT STREAM_NAME=str:fr STREAM_SNAPSHOT=u32:7
+genl_fail "snapshot of a missing stream refused" "errno=2 msg=no stream named 'nope'" \
+	STREAM_SNAPSHOT STREAM_NAME=str:nope STREAM_SNAPSHOT=u32:1
+expect_fail "resume of a running stream refused" 2 "stream 'fr' is not frozen" \
+	magnetctl stream resume fr
+FR=$(magnetctl -j stream show fr | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("stream",d)["path"])')
+expect_fail "reading a running flight recorder fails with EBUSY" 1 "Device or resource busy" \
+	cat "$FR"
+check "freeze fr" magnetctl stream freeze fr
+expect_fail "a second freeze refused" 2 "stream 'fr' is frozen already" magnetctl stream freeze fr
+check_eq "show -j: frozen" 1 "$(sstat fr frozen)"
+check_eq "show -j: mode" "percpu,overwrite" "$(sstat fr mode)"
+check_eq "status file: mode and frozen of fr" "0x2 1" \
+	"$(awk -F'\t' '$1 == "fr" { print $13, $14 }' /sys/kernel/debug/magnet/status)"
+n=$(cat "$FR" | wc -c)
+if [ "$n" -gt 0 ]; then ok "frozen empty stream reads its SYSINFO/EVENTDEFs then EOF ($n bytes)"; else not_ok "frozen stream readable" "$n bytes"; fi
+check "resume fr" magnetctl stream resume fr
+check_eq "show -j: running again" 0 "$(sstat fr frozen)"
+
+# GET_STATS: the first layout (56 bytes, old binaries) and the current one
+check "GET_STATS in both sizes" python3 - "$FR" <<'PY'
+import fcntl, struct, sys
+def ior(nr, size):
+    return (2 << 30) | (size << 16) | (0xB7 << 8) | nr
+fd = open(sys.argv[1], "rb", buffering=0)
+try:
+    fd.read(1)
+except OSError as e:
+    assert e.errno == 16, e      # EBUSY: running flight recorder
+old = fcntl.ioctl(fd, ior(1, 56), bytes(56))
+new = fcntl.ioctl(fd, ior(1, 80), bytes(80))
+big = fcntl.ioctl(fd, ior(1, 96), b"\xff" * 96)
+assert len(old) == 56 and old == new[:56], (old, new)
+assert big[80:] == bytes(16), "unknown tail not zeroed"
+try:
+    fcntl.ioctl(fd, ior(1, 48), bytes(48))
+    raise AssertionError("a size below the first layout accepted")
+except OSError as e:
+    assert e.errno == 25, e      # ENOTTY
+print("ok")
+PY
+
+# ---- global ring under load ------------------------------------------
+check "create global stream g (16 KiB x 2, one ring)" \
+	magnetctl stream create g subbuf-size 16K subbuf-count 2 global
+check_eq "show -j: mode global" "global" "$(sstat g mode)"
+bg rec "$MAGNETCTL" record g -o "$R/g.trace"
+sleep 1
+h0=$(hits)
+t0=$(date +%s)
+run_load g
+wait_load global
+kill -INT "${BG_PID[rec]}"
+bg_wait rec 30
+check_eq "record of g stops cleanly" 0 $?
+produced=$(sstat g produced); lost=$(sstat g lost); written=$(sstat g written)
+h=$(($(hits) - h0))
+diag "global stream g: $(($(date +%s) - t0)) s, hits=$h produced=$produced written=$written lost=$lost read=$(sstat g read)"
+check_eq "g: every event offered is produced (hits)" "$h" "$produced"
+check_eq "g: produced = written + lost" "$produced" "$((written + lost))"
+check "g trace: well formed, global time order, produced = read + lost" \
+	check_trace "$R/g.trace" --stream g --expect-produced "$produced" --expect-lost "$lost"
+if out=$(scan "$R/g.trace" global 2>&1); then
+	read -r ev glost ncpu minc <<<"$out"
+	ok "g: timestamps never go back across CPUs, sequences grow ($ev events, $ncpu CPUs)"
+	check_eq "g: events of every CPU in the one ring" "$NCPU" "$ncpu"
+	check_eq "g: events read = written" "$written" "$ev"
+else
+	not_ok "g: timestamps never go back across CPUs, sequences grow" "$out"
+fi
+check "stream delete g" magnetctl stream delete g
+
+# ---- overwrite under load, snapshots -------------------------------------
+check "reload magnet_selftest (count=$COUNT_OW per CPU)" load_st $COUNT_OW
+h0=$(hits)
+t0=$(date +%s)
+run_load fr
+sleep 0.5
+t1=$(date +%s%N)
+check "snapshot of fr during the load" magnetctl stream snapshot fr -o "$R/fr1.trace"
+diag "snapshot 1 took $((($(date +%s%N) - t1) / 1000000)) ms"
+wait_load "overwrite, mid-load snapshot"
+diag "overwrite load: $(($(date +%s) - t0)) s"
+# a second load (sequence numbers from 0 again) overwrites all the first
+# left, far more than a ring holds per CPU: a snapshot after it holds
+# every CPU's newest events
+hA=$(($(hits) - h0))	# the reload registers a new point, its hits from 0
+check "reload magnet_selftest (count=$COUNT per CPU)" load_st $COUNT
+run_load fr
+wait_load "overwrite, second load"
+check "snapshot of fr after the load" magnetctl stream snapshot fr -o "$R/fr2.trace"
+magnetctl -j stream show fr >"$R/fr.stats.json"
+produced=$(sstat fr produced); written=$(sstat fr written); lost=$(sstat fr lost)
+read_=$(sstat fr read); ow=$(sstat fr overwritten); fl=$(sstat fr frozen_lost)
+h=$((hA + $(hits)))
+diag "overwrite stream fr: hits=$h produced=$produced written=$written lost=$lost read=$read_ overwritten=$ow frozen_lost=$fl"
+check_eq "fr: every event offered is produced (hits)" "$h" "$produced"
+check_eq "fr: produced = written + lost" "$produced" "$((written + lost))"
+check_eq "fr: written = read + overwritten (all read)" "$written" "$((read_ + ow))"
+check_eq "fr: all losses are events offered while frozen" "$lost" "$fl"
+[ "$ow" -gt 0 ] && ok "fr: events were overwritten ($ow)" || not_ok "fr: events were overwritten" "$ow"
+[ "$fl" -gt 0 ] && ok "fr: snapshot 1 froze it mid-load: events offered while frozen counted ($fl)" ||
+	not_ok "fr: events offered while frozen were counted" "$fl"
+# a ring's worth per CPU: 3 full sub-buffers of 48-byte records at least
+minwant=$((3 * 16384 / 48))
+if out1=$(scan "$R/fr1.trace" snap 2>&1); then
+	read -r ev1 l1 n1 min1 <<<"$out1"
+	ok "snapshot 1: whole records, sequences strictly increasing ($ev1 events)"
+else
+	not_ok "snapshot 1: whole records, sequences strictly increasing" "$out1"
+	ev1=0 l1=0
+fi
+if out2=$(scan "$R/fr2.trace" snap $COUNT 2>&1); then
+	read -r ev2 l2 n2 min2 <<<"$out2"
+	ok "snapshot 2: whole records, increasing, ends at each CPU's newest event ($ev2 events)"
+	check_eq "snapshot 2: every CPU" "$NCPU" "$n2"
+	[ "$min2" -ge "$minwant" ] && ok "snapshot 2: a ring's worth per CPU ($min2 >= $minwant)" ||
+		not_ok "snapshot 2: a ring's worth per CPU" "$min2 < $minwant"
+else
+	not_ok "snapshot 2: whole records, increasing, ends at the newest" "$out2"
+	ev2=0 l2=0
+fi
+check_eq "fr: events in the snapshots = read" "$read_" "$((ev1 + ev2))"
+[ $((l1 + l2)) -le "$lost" ] && ok "fr: LOST records in the snapshots ($((l1 + l2))) <= lost" ||
+	not_ok "fr: LOST records <= lost" "$((l1 + l2)) > $lost"
+check "snapshot 2 is a valid trace (check_trace)" check_trace "$R/fr2.trace" --stream fr
+check "magnetctl dump reads the snapshot" sh -c "'$MAGNETCTL' dump '$R/fr2.trace' >'$R/fr2.dump'"
+check_eq "show -j: resumed after the snapshot" 0 "$(sstat fr frozen)"
+
+# ---- global + overwrite ------------------------------------------------
+check "reload magnet_selftest (count=$COUNT per CPU)" load_st $COUNT
+check "create global overwrite stream go" \
+	magnetctl stream create go subbuf-size 8K subbuf-count 3 global overwrite
+check_eq "show -j: mode" "global,overwrite" "$(sstat go mode)"
+run_load go
+wait_load "global overwrite"
+check "snapshot of go" magnetctl stream snapshot go -o "$R/go.trace"
+if out=$(scan "$R/go.trace" global $COUNT 2>&1); then
+	read -r ev gl nc mc <<<"$out"
+	ok "go: global time order, whole records, newest last ($ev events, $nc CPUs)"
+else
+	not_ok "go: global time order, whole records, newest last" "$out"
+fi
+check "go snapshot: check_trace (global order across CPUs)" check_trace "$R/go.trace" --stream go
+check_eq "go: written = read + overwritten" "$(sstat go written)" \
+	"$(($(sstat go read) + $(sstat go overwritten)))"
+check "stream delete go" magnetctl stream delete go
+
+# ---- deletion and unload while frozen --------------------------------------
+check "reload magnet_selftest (count=$COUNT_OW per CPU)" load_st $COUNT_OW
+run_load fr
+sleep 1
+check "freeze fr under load" magnetctl stream freeze fr
+r=$(cat /sys/module/magnet_selftest/parameters/running)
+[ "$r" -gt 0 ] && ok "fr frozen while its producers run ($r)" || not_ok "fr frozen while its producers run" "$r"
+exec 7<"$FR"
+check "stream delete fr while frozen and open" magnetctl stream delete fr
+n=$(cat <&7 | wc -c)
+exec 7<&-
+diag "reader of the deleted frozen stream drained $n bytes"
+[ "$n" -gt 0 ] && ok "the open reader drains the deleted frozen stream, then EOF" ||
+	not_ok "the open reader drains the deleted frozen stream" "$n bytes"
+check "create overwrite stream fr2" magnetctl stream create fr2 overwrite subbuf-size 8K
+run_load fr2
+sleep 1
+check "freeze fr2 under load" magnetctl stream freeze fr2
+check "stream delete d" magnetctl stream delete d
+check "modules unload while fr2 is frozen" magnet_unload
+check_dmesg_clean
+done_testing
