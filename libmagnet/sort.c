@@ -147,7 +147,7 @@ static int load(struct magnet_sorted *st, const char *path, unsigned int i)
 	struct sorted_file *f = &st->files[i];
 	struct magnet_decoder *dec;
 	struct magnet_rec r;
-	size_t len, off = 0, seq = 0;
+	size_t len = 0, off = 0, seq = 0;
 	__s32 *cur;
 	int ret;
 

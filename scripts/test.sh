@@ -25,6 +25,11 @@ mkdir -p build
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >build/cmake.log 2>&1 &&
 	cmake --build build -j"$(nproc)" 2>&1 | tail -n 20
 result "user space builds" "${PIPESTATUS[0]}"
+# the demo and the benchmarks build optimized: -O2 finds warnings -O0 does not
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+	>build/cmake-release.log 2>&1 &&
+	cmake --build build/release -j"$(nproc)" 2>&1 | tail -n 20
+result "user space builds optimized (Release)" "${PIPESTATUS[0]}"
 ctest --test-dir build --output-on-failure 2>&1 | tee build/ctest.log | tail -n 25
 result "unit tests (ctest)" "${PIPESTATUS[0]}"
 python3 tests/tools/selftest_check_trace.py >build/selftest_check_trace.log 2>&1
