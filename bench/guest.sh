@@ -475,8 +475,12 @@ print(sum(f["matched"] for f in fs), sum(f["delivered"] for f in fs), sum(f["dro
 sampling() {
 	local rep n e cpid c0 c1 t0 t1 ccpu prod lost wr fm fd fdr
 	echo "kernel,every,rep,goodput_mbps,sent_mbps,rcv_packets,sender_cpu,receiver_cpu,consumer_cpu,produced,written,lost,matched,dropped" >"$R/sampling.csv"
+	local order="off 1 2 5 10 20 40"
 	for rep in $(seq 1 "$P_REPS"); do
-		for n in off 1 2 5 10 20 40; do
+		# odd repetitions in ascending, even ones in descending order: a
+		# host whose load drifts during the run biases no ratio one way
+		[ $((rep % 2)) -eq 0 ] && order="40 20 10 5 2 1 off" || order="off 1 2 5 10 20 40"
+		for n in $order; do
 			cpid="" ccpu=0 prod=0 wr=0 lost=0 fm=0 fdr=0
 			if [ "$n" != off ]; then
 				magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
@@ -590,6 +594,7 @@ filtering() {
 	command -v tcpdump >/dev/null || cfgs=${cfgs/tcpdump-filter/}
 	echo "kernel,config,rep,flow1_mbps,flow2_mbps,flow1_sender_cpu,flow2_sender_cpu,consumer_cpu,produced,written,lost" >"$R/filtering.csv"
 	for rep in $(seq 1 "$P_REPS"); do
+		[ $((rep % 2)) -eq 0 ] && cfgs=$(echo "$cfgs" | tr ' ' '\n' | tac | tr '\n' ' ')
 		for cfg in $cfgs; do
 			FILT_CFG=$cfg cpid="" ccpu=0 prod=0 wr=0 lost=0
 			case $cfg in
