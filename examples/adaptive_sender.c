@@ -8,7 +8,8 @@
  * With MAGNET (libmagnet can watch the socket): before each write it
  * reads the socket's figures; while more than TARGET_UNSENT bytes
  * (default 64 KiB) are written but not yet sent it waits, and it sizes
- * each write to one congestion window (cwnd * mss, 4 KiB .. 256 KiB).
+ * each write to one congestion window (cwnd * mss), at most what brings
+ * the unsent bytes to the target, 4 KiB .. 256 KiB.
  * A subscription prints one report line per period.  Without MAGNET
  * (no sockstat file, no probes) it falls back to fixed 64 KiB writes.
  * Runs unprivileged.  Output: "key=value" lines, the last ones a summary.
@@ -140,6 +141,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			len = (size_t)st.snd_cwnd * (st.mss ? st.mss : 1448);
+			/* no more than brings unsent to the target */
+			if (len > target - st.unsent)
+				len = target - st.unsent;
 			if (len < MIN_WRITE)
 				len = MIN_WRITE;
 			if (len > MAX_WRITE)

@@ -136,11 +136,14 @@ if [ -x "$AS" ]; then
 	check_eq "adaptive_sender (nobody) ran with MAGNET" "0 magnet" \
 		"$? $(kv "$R/adaptive.out" mode)"
 	sed 's/^/# /' "$R/adaptive.out" | tail -6
+	check "with MAGNET: unsent bytes kept at most target + 4 KiB (69632), periods reported" \
+		test "$(kv "$R/adaptive.out" max_unsent)" -le 69632 -a "$(kv "$R/adaptive.out" periods)" -ge 3
 	tcp_sink_start sink_f 5006 || bail_out "tcp_sink"
 	in_a env MAGNET_SOCKSTAT=/nonexistent setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$AS" -t 2 "$IP_B" 5006 >"$R/adaptive_fixed.out" 2>&1
-	check_eq "adaptive_sender without MAGNET falls back to fixed writes" "0 fixed" \
-		"$? $(kv "$R/adaptive_fixed.out" mode)"
+	check_eq "adaptive_sender without MAGNET falls back to fixed 64 KiB writes" "0 fixed 65536" \
+		"$? $(kv "$R/adaptive_fixed.out" mode) $(kv "$R/adaptive_fixed.out" avg_write)"
+	sed 's/^/# /' "$R/adaptive_fixed.out"
 else
 	not_ok "examples/adaptive_sender built"
 fi
