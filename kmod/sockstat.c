@@ -33,6 +33,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include "synth.h"
+#include "corr_core.h"
 #include "sockstat.h"
 #include "compat.h"
 
@@ -53,6 +54,10 @@ struct ss_sock {
 	struct magnet_synth *sy[SS_NR];	/* NULL once its point left */
 	u64 start;
 	bool gone;
+	/* layer times from the correlator's complete chains */
+	u64 chains, chains_partial;
+	u64 lsum[MAGNET_SOCK_LAYERS];
+	u64 llast[MAGNET_SOCK_LAYERS];
 };
 
 struct ss_watch {
@@ -81,6 +86,16 @@ struct ss_file {
 
 static LIST_HEAD(ss_socks);		/* db.lock */
 static unsigned int ss_nr_socks;
+/* one correlator for every watched socket, while any is watched */
+static struct magnet_corr *ss_corr;	/* db.lock */
+
+#define SS_CORR_WINDOW	(50 * NSEC_PER_MSEC)
+static const char *const ss_chain[][MAGNET_CORR_ALTS_MAX + 1] = {
+	{ "tcp_send", "udp_send", NULL },
+	{ "ip_send", NULL },
+	{ "dev_send", NULL },
+	{ "sock_send", NULL },
+};
 
 /* ---- synthesizers (magnetk, db.lock) ----------------------------------- */
 
@@ -133,6 +148,39 @@ static int ss_synth_add(struct ss_sock *ss, int i)
 	return 0;
 }
 
+static struct ss_sock *ss_find(u64 id)
+{
+	struct ss_sock *ss;
+
+	list_for_each_entry(ss, &ss_socks, node)
+		if (ss->id == id)
+			return ss;
+	return NULL;
+}
+
+/* A closed chain of any socket (magnetk, db.lock): a watched one's? */
+static void ss_corr_emit(void *arg, const struct mcc_chain *ch, u32 reached,
+			 u32 flags)
+{
+	struct ss_sock *ss = ss_find(ch->key);
+	int i;
+
+	/* chains of its watch only: counting starts at the first watch */
+	if (!ss || ch->ts[0] < ss->start)
+		return;
+	if (flags) {
+		ss->chains_partial++;
+		return;
+	}
+	for (i = 0; i < MAGNET_SOCK_LAYERS; i++) {
+		u64 d = ch->ts[i + 1] - ch->ts[i];
+
+		ss->lsum[i] += d;
+		ss->llast[i] = d;
+	}
+	ss->chains++;
+}
+
 static void ss_sock_free(struct ss_sock *ss)
 {
 	int i;
@@ -142,18 +190,13 @@ static void ss_sock_free(struct ss_sock *ss)
 			magnet_synth_remove(ss->sy[i]);	/* clears sy[i] */
 	list_del(&ss->node);
 	ss_nr_socks--;
+	if (!ss_nr_socks && ss_corr) {
+		/* its flushed chains find no socket: nothing to count */
+		magnet_corr_kernel_del(ss_corr);
+		ss_corr = NULL;
+	}
 	sock_put(ss->sk);
 	kfree(ss);
-}
-
-static struct ss_sock *ss_find(u64 id)
-{
-	struct ss_sock *ss;
-
-	list_for_each_entry(ss, &ss_socks, node)
-		if (ss->id == id)
-			return ss;
-	return NULL;
 }
 
 static struct ss_watch *ss_file_find(struct ss_file *f, u64 id)
@@ -221,6 +264,18 @@ static int ss_do_watch(void *arg)
 		/* the last start: from here on, all three count */
 		for (i = 0; i < SS_NR; i++)
 			ss->start = max(ss->start, ss->sy[i]->start);
+		if (!ss_corr) {
+			/* without it, no layer times (flag LAYERS clear) */
+			ss_corr = magnet_corr_kernel_new(".sockstat", ss_chain,
+							 ARRAY_SIZE(ss_chain),
+							 SS_CORR_WINDOW,
+							 ss_corr_emit, NULL);
+			if (IS_ERR(ss_corr)) {
+				pr_warn_ratelimited("magnet: sockstat: no layer times (%ld)\n",
+						    PTR_ERR(ss_corr));
+				ss_corr = NULL;
+			}
+		}
 	}
 	ss->refs++;
 	w->ss = ss;
@@ -321,6 +376,15 @@ static void ss_fill(struct ss_sock *ss, struct magnet_sock_stats *st)
 	}
 	for (i = 0; i < SS_NR; i++)
 		st->missed += ss_missed(ss->sy[i]);
+	if (ss_corr)
+		st->flags |= MAGNET_SOCK_F_LAYERS;
+	st->chains = ss->chains;
+	st->chains_partial = ss->chains_partial;
+	for (i = 0; i < MAGNET_SOCK_LAYERS; i++) {
+		st->layer_mean[i] = ss->chains ?
+				    div64_u64(ss->lsum[i], ss->chains) : 0;
+		st->layer_last[i] = ss->llast[i];
+	}
 }
 
 /* State read from the socket itself, as tcp_get_info() does; may sleep. */

@@ -74,6 +74,16 @@ static int sock_show(int argc, char **argv)
 	}
 	out_uint("wmem_queued", "  send queue %llu", st.wmem_queued);
 	out_uint("sndbuf", " of %llu\n", st.sndbuf);
+	out_bool("layers", NULL, st.flags & MAGNET_SOCK_F_LAYERS);
+	out_uint("chains", "  sends through the layers %llu", st.chains);
+	out_uint("chains_partial", " closed early %llu\n", st.chains_partial);
+	/* transport->IP, IP->device, device->return to the socket layer */
+	out_uint("tcp_ip_mean_ns", "  mean ns: transport->ip %llu", st.layer_mean[0]);
+	out_uint("ip_dev_mean_ns", " ip->device %llu", st.layer_mean[1]);
+	out_uint("dev_ret_mean_ns", " device->return %llu\n", st.layer_mean[2]);
+	out_uint("tcp_ip_last_ns", "  last ns: transport->ip %llu", st.layer_last[0]);
+	out_uint("ip_dev_last_ns", " ip->device %llu", st.layer_last[1]);
+	out_uint("dev_ret_last_ns", " device->return %llu\n", st.layer_last[2]);
 	out_close_object();
 	return MC_EXIT_OK;
 }

@@ -801,7 +801,7 @@ struct magnet_stream_stats {
  */
 #define MAGNET_SOCKSTAT_NAME		"sockstat"
 #define MAGNET_SOCK_STATS_VERSION	1
-#define MAGNET_SOCK_STATS_SIZE_V1	184
+#define MAGNET_SOCK_STATS_SIZE_V1	248
 #define MAGNET_SOCK_PERIOD_MIN_MS	10
 #define MAGNET_SOCK_PERIOD_MAX_MS	60000
 #define MAGNET_SOCK_WATCH_MAX		32	/* sockets watched system-wide */
@@ -809,6 +809,10 @@ struct magnet_stream_stats {
 #define MAGNET_SOCK_F_TCP	0x1	/* the TCP fields are valid */
 #define MAGNET_SOCK_F_GONE	0x2	/* a probe module left: counts stopped */
 #define MAGNET_SOCK_F_CLOSED	0x4	/* the socket was closed (BY_ID) */
+#define MAGNET_SOCK_F_LAYERS	0x8	/* the layer correlator runs */
+/* layer_*[i]: from step i to step i + 1 of the chain
+ * tcp_send|udp_send, ip_send, dev_send, sock_send (docs/CORRELATE.md) */
+#define MAGNET_SOCK_LAYERS	3
 
 struct magnet_sock_stats {
 	__u32 size;		/* out: bytes filled by the kernel */
@@ -845,6 +849,11 @@ struct magnet_sock_stats {
 	__u32 wmem_queued;	/* bytes in the send queue */
 	__u32 sndbuf;
 	__u64 sub_dropped;	/* summaries dropped: the reader fell behind */
+	/* time between the layers, per send (MAGNET_SOCK_F_LAYERS) */
+	__u64 chains;		/* sends paired through every layer */
+	__u64 chains_partial;	/* closed early: coalesced, restarted, expired */
+	__u64 layer_mean[MAGNET_SOCK_LAYERS];	/* ns, floor, over @chains */
+	__u64 layer_last[MAGNET_SOCK_LAYERS];	/* ns, the last complete send */
 };
 
 struct magnet_sock_sub {

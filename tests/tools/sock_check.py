@@ -15,6 +15,12 @@ Asserted, as TAP: socket-layer calls and bytes, device-layer frames and
 bytes, and the intervals between consecutive sock_send events (count,
 floor of the mean, floor of the population variance, min, max) are
 exactly equal; nothing was lost by the trace.
+With --layers, the trace also holds tcp_send and ip_send: it is paired
+with tests/tools/corr_pair.py (the rules of docs/CORRELATE.md, chain
+tcp_send|udp_send,ip_send,dev_send,sock_send, window 50 ms) and the
+socket's chains that started in [st_start_ns, st_now_ns) give the layer
+figures: complete chains, chains closed early, the floor of the mean of
+each step's delta and the last complete chain's deltas, all exactly.
 Exit 0 all passed, 1 some failed, 2 usage.
 """
 
@@ -69,6 +75,7 @@ def main():
     ap.add_argument("--full", required=True, action="append")
     ap.add_argument("--out", required=True)
     ap.add_argument("--prefix", default="st_")
+    ap.add_argument("--layers", action="store_true")
     a = ap.parse_args()
     c = kv(a.out)
     p = a.prefix
@@ -125,7 +132,46 @@ def main():
         check(fig[k] == v, "intervals: %s %d = trace" % (k[5:], fig[k]), v)
     print("# %d sock_send, %d dev_send in [%d, %d); interval mean %d ns"
           % (len(sock), len(dev), start, now, ref["ival_mean"]))
+    if a.layers:
+        layers(a, c, p, ino, start, now)
     return 1 if nfail else 0
+
+
+def layers(a, c, p, ino, start, now):
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import corr_pair
+    names, evs, _ = corr_pair.load_full(a.full[0])
+    chain = [["tcp_send", "udp_send"], ["ip_send"], ["dev_send"], ["sock_send"]]
+    steps = [[names[n] for n in alts if n in names] for alts in chain]
+    net_ids = set(e for alts in steps for e in alts)
+    closed, _, _ = corr_pair.pair(evs, steps, 50000000, net_ids)
+    mine = [x for x in closed if x["key"] == ino and start <= x["ts"][0] < now]
+    done = [x for x in mine if x["flags"] == 0]
+    part = [x for x in mine if x["flags"] != 0]
+    try:
+        fig = {k: int(c[p + k]) for k in ("flags", "chains", "chains_partial")}
+        mean = [int(c["%slayer_mean%d" % (p, i)]) for i in range(3)]
+        last = [int(c["%slayer_last%d" % (p, i)]) for i in range(3)]
+    except (KeyError, ValueError) as e:
+        check(False, "layer figures present", e)
+        return
+    check(fig["flags"] & 8, "the layer correlator ran (flag LAYERS)", fig["flags"])
+    check(fig["chains"] == len(done),
+          "complete sends paired through the layers: %d = trace" % fig["chains"],
+          len(done))
+    check(fig["chains_partial"] == len(part),
+          "sends closed early (coalesced, restarted, expired): %d = trace"
+          % fig["chains_partial"], len(part))
+    if not done:
+        return
+    for i in range(3):
+        d = [x["ts"][i + 1] - x["ts"][i] for x in done]
+        check(mean[i] == sum(d) // len(d),
+              "layer step %d: mean %d ns = trace" % (i + 1, mean[i]),
+              sum(d) // len(d))
+        check(last[i] == d[-1],
+              "layer step %d: last %d ns = trace" % (i + 1, last[i]), d[-1])
 
 
 if __name__ == "__main__":

@@ -44,7 +44,12 @@ static void print_stats(const char *p, const struct magnet_sock_stats *st)
 	P(missed); P(unsent); P(unacked); P(srtt_us); P(rttvar_us);
 	P(snd_cwnd); P(mss); P(total_retrans); P(tcp_state);
 	P(wmem_queued); P(sndbuf); P(sub_dropped);
+	P(chains); P(chains_partial);
 #undef P
+	for (int i = 0; i < MAGNET_SOCK_LAYERS; i++)
+		printf("%slayer_mean%d=%llu\n%slayer_last%d=%llu\n", p, i,
+		       (unsigned long long)st->layer_mean[i], p, i,
+		       (unsigned long long)st->layer_last[i]);
 	fflush(stdout);
 }
 

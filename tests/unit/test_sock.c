@@ -29,6 +29,9 @@ static void test_layout(void **state)
 	assert_int_equal(offsetof(struct magnet_sock_stats, unsent), 128);
 	assert_int_equal(offsetof(struct magnet_sock_stats, srtt_us), 144);
 	assert_int_equal(offsetof(struct magnet_sock_stats, sub_dropped), 176);
+	assert_int_equal(offsetof(struct magnet_sock_stats, chains), 184);
+	assert_int_equal(offsetof(struct magnet_sock_stats, layer_mean), 200);
+	assert_int_equal(offsetof(struct magnet_sock_stats, layer_last), 224);
 	assert_int_equal(sizeof(struct magnet_sock_sub), 8);
 }
 

@@ -51,12 +51,14 @@ check_eq "sockstat file in debugfs: 0444" "444" "$(stat -c '%a' /sys/kernel/debu
 check "nobody can open it" as_nobody test -r "$MFS/sockstat"
 
 # ---- 1. nobody asks -----------------------------------------------------
-check_eq "no watcher: sock_send and dev_send detached" "0 0" "$(users sock_send) $(users dev_send)"
+check_eq "no watcher: sock_send, dev_send, ip_send, tcp_send detached" "0 0 0 0" \
+	"$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)"
 check_eq "no synthesizer listed" "[]" "$(magnetctl -j synth list | tr -d ' \n')"
 
 # ---- 2. figures vs a full trace -------------------------------------------
 check "stream create full" magnetctl stream create full subbuf-size 1M subbuf-count 8
-check "enable sock_send dev_send into full" magnetctl probe enable sock_send dev_send stream full
+check "enable tcp_send ip_send dev_send sock_send into full" \
+	magnetctl probe enable tcp_send ip_send dev_send sock_send stream full
 bg rec magnetctl record full -o "$R/full.trace"
 sleep 0.5
 tcp_sink_start sink 5001 || bail_out "tcp_sink"
@@ -73,8 +75,8 @@ bg snd in_a env MAGNET_SOCKSTAT="$MAGNET_SOCKSTAT" \
 	-S 250 -T 4 "$IP_B" 5001 200
 wait_line "$(out snd)" '^scm_stats' 90 || diag "sender: $(tail -3 "$(out snd)")"
 # while the sender subscribes, its socket is watched
-check_eq "while watched: the full stream and one set of synthesizers per socket (2 sockets, 3 watchers): users 1+2*2, 1+2" "5 3" \
-	"$(users sock_send) $(users dev_send)"
+check_eq "while watched: the full stream, one set of synthesizers per socket (2 sockets, 3 watchers) and one correlator: users sock_send 1+2*2+1, dev_send 1+2+1, ip_send 1+1" "6 4 2" \
+	"$(users sock_send) $(users dev_send) $(users ip_send)"
 bg_wait snd 90 || diag "sender: exit $?"
 sed 's/^/# /' "$(out snd)" | grep -v '^# scm_\|^# st_r\|^# st_s[nu]' | head -20
 O=$(out snd)
@@ -88,6 +90,7 @@ check "TCP figures: flags TCP, cwnd > 0, mss > 0, srtt > 0, sndbuf > 0" \
 check_eq "after 0.5 s quiet: nothing unsent or unacked" "0 0" \
 	"$(kv "$O" st_unsent) $(kv "$O" st_unacked)"
 diag "srtt $(kv "$O" st_srtt_us) us cwnd $(kv "$O" st_snd_cwnd) mss $(kv "$O" st_mss) interval mean $(kv "$O" st_ival_mean) ns"
+diag "layers: $(kv "$O" st_chains) complete, $(kv "$O" st_chains_partial) partial; mean tcp->ip $(kv "$O" st_layer_mean0) ns, ip->dev $(kv "$O" st_layer_mean1) ns, dev->return $(kv "$O" st_layer_mean2) ns"
 
 # ---- 3. another user's socket ----------------------------------------------
 check_eq "a non-socket descriptor: ENOTSOCK (watch and stats)" "ENOTSOCK ENOTSOCK" \
@@ -116,16 +119,18 @@ kill "${BG_PID[other]}" 2>/dev/null
 bg_wait other 10
 kill -INT "${BG_PID[rec]}"
 bg_wait rec 30 || diag "recorder: exit $?"
-check "disable sock_send dev_send" magnetctl probe disable sock_send dev_send
+check "disable tcp_send ip_send dev_send sock_send" magnetctl probe disable tcp_send ip_send dev_send sock_send
 
 # ---- the trace check --------------------------------------------------------
-python3 "$MAGNET_REPO/tests/tools/sock_check.py" --full "$R/full.trace" --out "$O" \
+python3 "$MAGNET_REPO/tests/tools/sock_check.py" --layers --full "$R/full.trace" --out "$O" \
 	>"$R/sock_check.tap" 2>&1
 tap_import "$R/sock_check.tap"
 
 # ---- 5. nobody asks again ----------------------------------------------------
-check_eq "every watcher gone: sock_send and dev_send detached again" "0 0" \
-	"$(users sock_send) $(users dev_send)"
+check_eq "every watcher gone: sock_send, dev_send, ip_send, tcp_send detached again" "0 0 0 0" \
+	"$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)"
+check_eq "no correlator listed (the layer correlator is internal and gone)" "[]" \
+	"$(magnetctl -j correlate list | tr -d ' \n')"
 
 # ---- 6. the example application -----------------------------------------------
 AS=$MAGNET_BUILD/examples/adaptive_sender
