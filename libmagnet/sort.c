@@ -311,3 +311,13 @@ void magnet_sorted_close(struct magnet_sorted *st)
 	free(st->v);
 	free(st);
 }
+
+/*
+ * The decoder of the record magnet_sorted_next() handed out last (its
+ * file's byte order and event definitions), for magnet_rec_corr_step()
+ * and the other functions that take one.
+ */
+const struct magnet_decoder *magnet_sorted_decoder(const struct magnet_sorted *st)
+{
+	return st ? &st->dec : NULL;
+}

@@ -570,6 +570,9 @@ LIBMAGNET_API int magnet_sorted_open(const char *const *paths,
 LIBMAGNET_API int magnet_sorted_next(struct magnet_sorted *st,
 				     const struct magnet_rec **out);
 LIBMAGNET_API const char *magnet_sorted_errmsg(const struct magnet_sorted *st);
+/* The decoder of the record handed out last (magnet_rec_corr_step()). */
+LIBMAGNET_API const struct magnet_decoder *magnet_sorted_decoder(
+	const struct magnet_sorted *st);
 LIBMAGNET_API void magnet_sorted_close(struct magnet_sorted *st);
 
 /*
