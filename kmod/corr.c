@@ -51,6 +51,9 @@ struct magnet_corr {
 	struct mcc m;
 	u64 records;
 	u8 rec[MAGNET_CORR_REC_MAX];
+	/* internal (kernel client, no @dest): closed chains go here */
+	mcc_emit_fn kemit;
+	void *karg;
 };
 
 static LIST_HEAD(magnet_corrs);
@@ -64,6 +67,11 @@ static void corr_emit(void *arg, const struct mcc_chain *ch, u32 reached,
 {
 	struct magnet_corr *c = arg;
 
+	if (!c->dest) {
+		c->kemit(c->karg, ch, reached, flags);
+		c->records++;
+		return;
+	}
 	mcc_rec_fill(&c->m, c->id, ch, reached, flags, c->rec);
 	magnet_write_core(c->dest, MAGNET_EVENT_CORR, ch->key, ch->pid,
 			  ch->tgid, c->rec, mcc_rec_size(&c->m));
@@ -183,15 +191,90 @@ void magnet_corrs_teardown(void)
 		corr_destroy(c);
 }
 
+static int corr_alloc_state(struct magnet_corr *c);
+
 static struct magnet_corr *corr_find(const char *name)
 {
 	struct magnet_corr *c;
 
 	lockdep_assert_held(&magnet_db.lock);
 	list_for_each_entry(c, &magnet_corrs, node)
-		if (!strcmp(c->name, name))
+		if (c->dest && !strcmp(c->name, name))
 			return c;
 	return NULL;
+}
+
+/*
+ * An internal correlator for a kernel client (kmod/sockstat.c): no
+ * destination stream, closed chains handed to @emit in magnetk under
+ * db.lock; not listed, not found by name.  @steps: @nsteps arrays of up
+ * to MAGNET_CORR_ALTS_MAX point names (NULL-terminated); points that do
+ * not exist are left out, a step left with none is -ENODEV.  db.lock held,
+ * in magnetk.
+ */
+struct magnet_corr *magnet_corr_kernel_new(const char *name,
+					   const char *const steps[][MAGNET_CORR_ALTS_MAX + 1],
+					   unsigned int nsteps, u64 window,
+					   mcc_emit_fn emit, void *arg)
+{
+	struct magnet_point *pt;
+	struct magnet_corr *c;
+	unsigned int i, k;
+	int err;
+
+	lockdep_assert_held(&magnet_db.lock);
+	if (nsteps < MAGNET_CORR_STEPS_MIN || nsteps > MAGNET_CORR_STEPS_MAX)
+		return ERR_PTR(-EINVAL);
+	if (magnet_nr_corrs >= MAGNET_CORRS_MAX)
+		return ERR_PTR(-ENOSPC);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	strscpy(c->name, name, sizeof(c->name));
+	for (i = 0; i < nsteps; i++) {
+		for (k = 0; k < MAGNET_CORR_ALTS_MAX && steps[i][k]; k++) {
+			pt = magnet_db_find_point(steps[i][k], 0);
+			if (!pt)
+				continue;
+			if (pt->desc->payload == MAGNET_PAYLOAD_NET)
+				__set_bit(pt->id, c->net);
+			c->m.alt[i][c->m.nalt[i]++] = pt->id;
+			c->pts[c->npts++] = pt;
+		}
+		err = -ENODEV;
+		if (!c->m.nalt[i])
+			goto err_free;
+	}
+	c->m.nsteps = nsteps;
+	c->m.window = window;
+	c->kemit = emit;
+	c->karg = arg;
+	err = corr_alloc_state(c);
+	if (err)
+		goto err_free;
+	for (i = 0; i < c->npts; i++) {
+		err = magnet_db_point_tap(c->pts[i], c->in, NULL);
+		if (err) {
+			while (i--)
+				magnet_db_point_untap(c->pts[i], c->in);
+			goto err_free;
+		}
+	}
+	c->id = magnet_corr_next_id++;
+	list_add_tail(&c->node, &magnet_corrs);
+	WRITE_ONCE(magnet_nr_corrs, magnet_nr_corrs + 1);
+	return c;
+
+err_free:
+	corr_free(c);
+	return ERR_PTR(err);
+}
+
+/* Match what it holds (chains still open: MAGNET_CORR_F_FLUSH), free it. */
+void magnet_corr_kernel_del(struct magnet_corr *c)
+{
+	lockdep_assert_held(&magnet_db.lock);
+	corr_destroy(c);
 }
 
 /* ---- netlink ------------------------------------------------------------ */
@@ -545,6 +628,8 @@ int magnet_nl_corr_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&magnet_db.lock);
 	list_for_each_entry(c, &magnet_corrs, node) {
+		if (!c->dest)		/* internal (sockstat) */
+			continue;
 		if (idx++ < cb->args[0])
 			continue;
 		if (magnet_nl_dump_one(skb, cb, MAGNET_CMD_CORR_GET, put_corr,

@@ -319,6 +319,12 @@ int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
 	int err;
 
 	lockdep_assert_held(&magnet_db.lock);
+	if (!strcmp(name, MAGNET_SOCKSTAT_NAME)) {
+		/* the per-socket statistics file has that name */
+		magnet_set_err(extack, NULL, "stream name '%s' is reserved",
+			       name);
+		return -EEXIST;
+	}
 	if (magnet_db_find_stream(name)) {
 		magnet_set_err(extack, NULL, "stream '%s' already exists",
 			       name);

@@ -245,6 +245,17 @@ int magnet_nl_corr_dump(struct sk_buff *skb, struct netlink_callback *cb);
 void magnet_corrs_stream_gone(struct magnet_stream *s);
 void magnet_corrs_point_gone(struct magnet_point *pt);
 void magnet_corrs_teardown(void);
+/* corr.c: internal correlators of kernel clients (kmod/sockstat.c) */
+struct magnet_corr;
+struct mcc_chain;
+struct magnet_corr *magnet_corr_kernel_new(const char *name,
+					   const char *const steps[][MAGNET_CORR_ALTS_MAX + 1],
+					   unsigned int nsteps, u64 window,
+					   void (*emit)(void *arg,
+							const struct mcc_chain *ch,
+							u32 reached, u32 flags),
+					   void *arg);
+void magnet_corr_kernel_del(struct magnet_corr *c);
 /* magnetk: run the correlators; returns jiffies until the next run */
 long magnet_corrs_tick(void);
 /* magnetfs/stream_write.c: APP records written by user space */

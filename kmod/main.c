@@ -5,6 +5,7 @@
  */
 #include <linux/module.h>
 #include "internal.h"
+#include "sockstat.h"
 
 static int __init magnet_init(void)
 {
@@ -17,6 +18,9 @@ static int __init magnet_init(void)
 	if (err)
 		goto err_magnetk;
 	err = magnet_status_init(magnet_db.dir);
+	if (err)
+		goto err_magnetfs;
+	err = magnet_sockstat_init(magnet_db.dir);
 	if (err)
 		goto err_magnetfs;
 	err = magnet_genl_init();

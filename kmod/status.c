@@ -28,15 +28,16 @@ static int magnet_status_show(struct seq_file *m, void *unused)
 			   s->nr_probes, s->mode, READ_ONCE(s->frozen),
 			   st.overwritten, st.frozen_lost);
 	}
-	seq_puts(m, "\nid\tprobe\tlayer\tenabled\tstream\thits\thook\n");
+	seq_puts(m, "\nid\tprobe\tlayer\tenabled\tstream\thits\thook\tusers\n");
 	list_for_each_entry(pt, &magnet_db.points, node) {
 		struct magnet_stream *ps = rcu_dereference_protected(pt->stream,
 					lockdep_is_held(&magnet_db.lock));
 
-		seq_printf(m, "%u\t%s\t%u\t%d\t%s\t%llu\t%s\n", pt->id,
+		/* users: consumers (stream, synthesizers, taps); 0: detached */
+		seq_printf(m, "%u\t%s\t%u\t%d\t%s\t%llu\t%s\t%u\n", pt->id,
 			   pt->desc->name, pt->desc->layer, !!ps,
 			   ps ? ps->name : "-", magnet_point_hits(pt),
-			   pt->desc->hook ?: "-");
+			   pt->desc->hook ?: "-", pt->users);
 	}
 	mutex_unlock(&magnet_db.lock);
 	return 0;

@@ -82,7 +82,7 @@ struct magnet_synth *magnet_synth_find(const char *name)
 
 	lockdep_assert_held(&magnet_db.lock);
 	list_for_each_entry(sy, &magnet_synths, node)
-		if (!strcmp(sy->name, name))
+		if (sy->stream && !strcmp(sy->name, name))
 			return sy;
 	return NULL;
 }
@@ -326,6 +326,8 @@ static void synth_emit(struct magnet_synth *sy, struct magnet_synth_key *e,
 	struct magnet_synth_payload rec = { };
 	u32 dflags;
 
+	if (!sy->stream)	/* internal: its owner reads the keys */
+		return;
 	strscpy(rec.name, sy->name, sizeof(rec.name));
 	rec.period_start = sy->start + first * sy->period;
 	rec.period_end = end ?: sy->start + (last + 1) * sy->period;
@@ -482,7 +484,8 @@ int magnet_synth_insert(struct magnet_synth *sy,
 	WRITE_ONCE(sy->start, ktime_get_mono_fast_ns());
 	synth_set_due(sy, sy->start);
 	list_add_tail(&sy->node, &magnet_synths);
-	magnet_nr_synths++;
+	if (sy->stream)
+		magnet_nr_synths++;
 	return 0;
 }
 
@@ -502,9 +505,12 @@ void magnet_synth_remove(struct magnet_synth *sy)
 	synth_harvest(sy, end, true);
 	hlist_del_rcu(&sy->pnode);
 	list_del(&sy->node);
-	magnet_nr_synths--;
+	if (sy->stream)
+		magnet_nr_synths--;
 	magnet_db_point_put(sy->pt);
 	synchronize_rcu();
+	if (sy->gone)
+		sy->gone(sy);
 	magnet_synth_free(sy);
 }
 

@@ -64,6 +64,13 @@ struct magnet_synth {
 	struct magnet_synth_cnt __percpu *cnt;
 	u64 records;			/* db.lock */
 	u64 records_lost;
+	/*
+	 * Internal synthesizers (kmod/sockstat.c): no @stream (records go
+	 * nowhere, not listed, not counted toward MAGNET_SYNTHS_MAX);
+	 * @gone, if set, is called under db.lock just before @sy is freed.
+	 */
+	void (*gone)(struct magnet_synth *sy);
+	void *priv;
 };
 
 extern struct list_head magnet_synths;

@@ -598,6 +598,8 @@ int magnet_nl_synth_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		}
 	}
 	list_for_each_entry(sy, &magnet_synths, node) {
+		if (!sy->stream)	/* internal (sockstat) */
+			continue;
 		if (idx++ < cb->args[0])
 			continue;
 		if (magnet_nl_dump_one(skb, cb, MAGNET_CMD_SYNTH_GET,

@@ -252,11 +252,6 @@ int magnet_sorted_open(const char *const *paths, unsigned int nr,
 	return 0;
 }
 
-const struct magnet_decoder *magnet_sorted_decoder(const struct magnet_sorted *st)
-{
-	return &st->dec;
-}
-
 int magnet_sorted_next(struct magnet_sorted *st, const struct magnet_rec **out)
 {
 	const struct sorted_rec *e;
@@ -315,4 +310,14 @@ void magnet_sorted_close(struct magnet_sorted *st)
 	free(st->files);
 	free(st->v);
 	free(st);
+}
+
+/*
+ * The decoder of the record magnet_sorted_next() handed out last (its
+ * file's byte order and event definitions), for magnet_rec_corr_step()
+ * and the other functions that take one.
+ */
+const struct magnet_decoder *magnet_sorted_decoder(const struct magnet_sorted *st)
+{
+	return st ? &st->dec : NULL;
 }

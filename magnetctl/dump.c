@@ -336,9 +336,11 @@ static int dump_sorted(int argc, char **argv)
 		mc_error("dump: %s", strerror(-ret));
 		return MC_EXIT_FILE;
 	}
-	ds.dec = magnet_sorted_decoder(st);
-	while ((ret = magnet_sorted_next(st, &rec)) > 0)
+	while ((ret = magnet_sorted_next(st, &rec)) > 0) {
+		/* the record's own file's decoder (CORR steps) */
+		ds.dec = magnet_sorted_decoder(st);
 		print_rec(&ds, rec);
+	}
 	if (ret < 0) {
 		fflush(stdout);		/* good records first, then the error */
 		mc_error("dump: %s", magnet_sorted_errmsg(st));

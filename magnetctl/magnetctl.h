@@ -72,5 +72,6 @@ int do_dump(int argc, char **argv);
 int do_filter(int argc, char **argv);
 int do_synth(int argc, char **argv);
 int do_correlate(int argc, char **argv);
+int do_sock(int argc, char **argv);
 
 #endif /* MAGNETCTL_H */

@@ -103,6 +103,7 @@ static void usage(FILE *f)
 		"                         del NAME | list | show NAME [values [GROUP VALUE]...] }\n"
 		"       magnetctl correlate { add NAME chain P1,P2[|P2b],... window DURATION\n"
 		"                             stream STREAM | del NAME | list | show NAME }\n"
+		"       magnetctl sock show ID\n"
 		"OPTIONS := { -j|--json | -p|--pretty | -h|--help | -V|--version }\n"
 		"PROBE   := { NAME | ID | all }\n"
 		"Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded\n");
@@ -125,6 +126,7 @@ static const struct mc_cmd objects[] = {
 	{ "filter",	do_filter },
 	{ "synth",	do_synth },
 	{ "correlate",	do_correlate },
+	{ "sock",	do_sock },
 	{ "help",	do_help },
 	{ NULL,		NULL },
 };

@@ -36,6 +36,7 @@
 #include <linux/sysfs.h>
 #include "../kmod/internal.h"
 #include "../kmod/compat.h"
+#include "../kmod/sockstat.h"
 #include "magnetfs.h"
 
 #define MAGNETFS_DEFAULT_MODE	0400
@@ -59,9 +60,13 @@ static const struct fs_parameter_spec magnetfs_params[] = {
 static struct super_block *magnetfs_sb;	/* magnet_db.lock */
 static bool magnetfs_mountpoint;	/* /sys/kernel/magnet created */
 
+/*
+ * Search bits where read is granted, and search (not read) for everyone:
+ * the sockstat file (0444) is open to any user (docs/SOCKSTAT.md).
+ */
 static umode_t magnetfs_dir_mode(umode_t mode)
 {
-	return S_IFDIR | mode | ((mode & 0444) >> 2);
+	return S_IFDIR | mode | ((mode & 0444) >> 2) | 0111;
 }
 
 /* A stream open to application events is writable by anyone. */
@@ -139,6 +144,39 @@ out:
 	inode_unlock(d_inode(root));
 	if (!err && s->app_write)
 		magnetfs_root_mode(sb);
+	return err;
+}
+
+/*
+ * The per-socket statistics file, 0444 root:root whatever the mount's
+ * options: it gives each caller only its own sockets (kmod/sockstat.c).
+ */
+static int magnetfs_sockstat_add(struct super_block *sb)
+{
+	struct dentry *root = sb->s_root, *d;
+	struct inode *inode;
+	int err = 0;
+
+	inode_lock(d_inode(root));
+	d = lookup_one_len(MAGNET_SOCKSTAT_NAME, root,
+			   strlen(MAGNET_SOCKSTAT_NAME));
+	if (IS_ERR(d)) {
+		err = PTR_ERR(d);
+		goto out;
+	}
+	inode = magnetfs_new_inode(sb, S_IFREG | 0444);
+	if (!inode) {
+		dput(d);
+		err = -ENOMEM;
+		goto out;
+	}
+	inode->i_uid = GLOBAL_ROOT_UID;
+	inode->i_gid = GLOBAL_ROOT_GID;
+	inode->i_fop = &magnet_sockstat_fops;
+	d_instantiate(d, inode);
+	/* the lookup's reference pins the dentry until kill_sb */
+out:
+	inode_unlock(d_inode(root));
 	return err;
 }
 
@@ -259,6 +297,9 @@ static int magnetfs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_root = d_make_root(root);
 	if (!sb->s_root)
 		return -ENOMEM;
+	err = magnetfs_sockstat_add(sb);
+	if (err)
+		return err;
 
 	mutex_lock(&magnet_db.lock);
 	list_for_each_entry(s, &magnet_db.streams, node) {

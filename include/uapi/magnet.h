@@ -826,4 +826,85 @@ struct magnet_stream_stats {
 #define MAGNET_IOC_SET_MIN_EVENTS	_IOW(MAGNET_IOC_MAGIC, 0x15, __u64)
 /* 0x16..0x1f: reserved for more read tuning. */
 
+/* ------------------------------------------------------------------ */
+/* Per-socket statistics: the sockstat file (docs/SOCKSTAT.md)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * /sys/kernel/magnet/sockstat and /sys/kernel/debug/magnet/sockstat,
+ * mode 0444.  Each open file is one client: it watches sockets given by
+ * descriptor in the caller's own file table, and may subscribe to one.
+ * The kernel dispatches on the ioctl number (_IOC_NR), copying
+ * _IOC_SIZE bytes: a larger struct from a newer header is zero-filled
+ * beyond what the kernel knows, a smaller one (at least
+ * MAGNET_SOCK_STATS_SIZE_V1) is truncated; @size says what was filled.
+ */
+#define MAGNET_SOCKSTAT_NAME		"sockstat"
+#define MAGNET_SOCK_STATS_VERSION	1
+#define MAGNET_SOCK_STATS_SIZE_V1	248
+#define MAGNET_SOCK_PERIOD_MIN_MS	10
+#define MAGNET_SOCK_PERIOD_MAX_MS	60000
+#define MAGNET_SOCK_WATCH_MAX		32	/* sockets watched system-wide */
+
+#define MAGNET_SOCK_F_TCP	0x1	/* the TCP fields are valid */
+#define MAGNET_SOCK_F_GONE	0x2	/* a probe module left: counts stopped */
+#define MAGNET_SOCK_F_CLOSED	0x4	/* the socket was closed (BY_ID) */
+#define MAGNET_SOCK_F_LAYERS	0x8	/* the layer correlator runs */
+/* layer_*[i]: from step i to step i + 1 of the chain
+ * tcp_send|udp_send, ip_send, dev_send, sock_send (docs/CORRELATE.md) */
+#define MAGNET_SOCK_LAYERS	3
+
+struct magnet_sock_stats {
+	__u32 size;		/* out: bytes filled by the kernel */
+	__u32 version;		/* out: MAGNET_SOCK_STATS_VERSION */
+	__s32 fd;		/* in: STATS: the socket; BY_ID: -1 */
+	__u32 flags;		/* out: MAGNET_SOCK_F_* */
+	__u64 abstract_id;	/* in: BY_ID; out: the socket's inode */
+	__u64 start_ns;		/* CLOCK_MONOTONIC: counting started */
+	__u64 now_ns;		/* CLOCK_MONOTONIC: figures read */
+	__u64 seq;		/* subscription: period number, from 1 */
+	/* socket layer (point sock_send): calls and bytes */
+	__u64 sock_calls;
+	__u64 sock_bytes;
+	/* device layer (point dev_send): frames and bytes */
+	__u64 dev_frames;
+	__u64 dev_bytes;
+	/* intervals between the application's sends, ns */
+	__u64 ival_count;
+	__u64 ival_mean;
+	__u64 ival_var;		/* population variance, ns^2 */
+	__u64 ival_min;
+	__u64 ival_max;
+	__u64 missed;		/* events not counted (NMI, reordered) */
+	/* TCP, read from the socket (MAGNET_SOCK_F_TCP) */
+	__u64 unsent;		/* written, not yet sent: write_seq - snd_nxt */
+	__u64 unacked;		/* sent, not yet acked: snd_nxt - snd_una */
+	__u32 srtt_us;
+	__u32 rttvar_us;
+	__u32 snd_cwnd;		/* segments */
+	__u32 mss;
+	__u32 total_retrans;
+	__u32 tcp_state;
+	/* any socket */
+	__u32 wmem_queued;	/* bytes in the send queue */
+	__u32 sndbuf;
+	__u64 sub_dropped;	/* summaries dropped: the reader fell behind */
+	/* time between the layers, per send (MAGNET_SOCK_F_LAYERS) */
+	__u64 chains;		/* sends paired through every layer */
+	__u64 chains_partial;	/* closed early: coalesced, restarted, expired */
+	__u64 layer_mean[MAGNET_SOCK_LAYERS];	/* ns, floor, over @chains */
+	__u64 layer_last[MAGNET_SOCK_LAYERS];	/* ns, the last complete send */
+};
+
+struct magnet_sock_sub {
+	__s32 fd;		/* a socket this file watches */
+	__u32 period_ms;	/* 0: end the subscription */
+};
+
+#define MAGNET_IOC_SOCK_WATCH		_IOW(MAGNET_IOC_MAGIC, 0x20, __s32)
+#define MAGNET_IOC_SOCK_UNWATCH		_IOW(MAGNET_IOC_MAGIC, 0x21, __s32)
+#define MAGNET_IOC_SOCK_STATS		_IOWR(MAGNET_IOC_MAGIC, 0x22, struct magnet_sock_stats)
+#define MAGNET_IOC_SOCK_STATS_BY_ID	_IOWR(MAGNET_IOC_MAGIC, 0x23, struct magnet_sock_stats)
+#define MAGNET_IOC_SOCK_SUBSCRIBE	_IOW(MAGNET_IOC_MAGIC, 0x24, struct magnet_sock_sub)
+
 #endif /* _UAPI_MAGNET_H */

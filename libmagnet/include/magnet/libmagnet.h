@@ -641,6 +641,28 @@ LIBMAGNET_API int magnet_stream_snapshot(struct magnet_ctl *h,
 LIBMAGNET_API int magnet_stream_fd_stats2(int fd,
 					  struct magnet_stream_stats *st,
 					  size_t sz);
+/*
+ * Per-socket statistics for the socket's owner (docs/SOCKSTAT.md).  No
+ * privilege needed: the kernel resolves @fd in the caller's own file
+ * table.  watch(): counting starts now (or at the socket's first watch
+ * by anyone); unwatch(): stop.  stats(): the figures now.
+ * stats_by_id(): any watched socket by abstract ID (socket inode), root
+ * only (-EPERM).  subscribe(): a new descriptor (poll/epoll, close it
+ * when done) from which read() returns one summary per period
+ * (MAGNET_SOCK_PERIOD_MIN_MS..MAX_MS, else -ERANGE); read(): one summary
+ * (blocks unless the descriptor is O_NONBLOCK: -EAGAIN).  Negative errno:
+ * -EBADF, -ENOTSOCK (not a socket of the caller), -ENOENT (not watched, or
+ * no sockstat file), -ENODEV (probe module magnet_net not loaded),
+ * -ENOSPC (MAGNET_SOCK_WATCH_MAX sockets watched), -EBADMSG/-EPROTO (a
+ * summary of the wrong size or version), -ENODATA (subscription ended).
+ */
+LIBMAGNET_API int magnet_sock_watch(int fd);
+LIBMAGNET_API int magnet_sock_unwatch(int fd);
+LIBMAGNET_API int magnet_sock_stats(int fd, struct magnet_sock_stats *st);
+LIBMAGNET_API int magnet_sock_stats_by_id(__u64 id,
+					  struct magnet_sock_stats *st);
+LIBMAGNET_API int magnet_sock_subscribe(int fd, unsigned int period_ms);
+LIBMAGNET_API int magnet_sock_read(int subfd, struct magnet_sock_stats *st);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-socket statistics for the socket's owner (docs/SOCKSTAT.md).
+ *
+ * The file "sockstat" (mode 0444, in magnetfs and in debugfs) is a
+ * client: each open file watches sockets named by a descriptor of the
+ * caller's own file table (sockfd_lookup() runs in the ioctl, in the
+ * caller's context), reads their figures and may subscribe to one of
+ * them.  Root may read a watched socket by its abstract ID.
+ *
+ * The first watch of a socket creates three internal synthesizers
+ * (kmod/synth.c) matching its abstract ID (the socket inode): bytes and
+ * calls at sock_send, intervals between sock_send events, bytes and
+ * frames at dev_send.  They have no stream, so they write no record; a
+ * period longer than any uptime keeps one open period whose moments are
+ * the whole watch.  The last watch gone removes them, and the points'
+ * hooks are detached when nothing else uses them.  However many clients
+ * watch a socket, its synthesizers exist once.
+ *
+ * Subscriptions: a delayed work per file computes one summary per
+ * period into a small queue and wakes the readers; the tracing path
+ * never wakes anyone.
+ */
+#include <linux/capability.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include "synth.h"
+#include "corr_core.h"
+#include "sockstat.h"
+#include "compat.h"
+
+enum { SS_BYTES, SS_IVAL, SS_DEV, SS_NR };
+
+static const char *const ss_points[SS_NR] = {
+	[SS_BYTES] = "sock_send",
+	[SS_IVAL] = "sock_send",
+	[SS_DEV] = "dev_send",
+};
+
+/* One watched socket; db.lock. */
+struct ss_sock {
+	struct list_head node;		/* ss_socks */
+	u64 id;				/* socket inode */
+	struct sock *sk;		/* sock_hold()ed */
+	unsigned int refs;		/* files watching it */
+	struct magnet_synth *sy[SS_NR];	/* NULL once its point left */
+	u64 start;
+	bool gone;
+	/* layer times from the correlator's complete chains */
+	u64 chains, chains_partial;
+	u64 lsum[MAGNET_SOCK_LAYERS];
+	u64 llast[MAGNET_SOCK_LAYERS];
+};
+
+struct ss_watch {
+	struct list_head node;		/* ss_file.watches, db.lock */
+	struct ss_sock *ss;
+};
+
+#define SS_QLEN	16
+
+struct ss_file {
+	struct mutex lock;		/* ioctls, subscription changes */
+	struct list_head watches;	/* db.lock */
+
+	/* subscription */
+	struct ss_sock *sub;		/* @lock; the work reads it */
+	unsigned long period;		/* jiffies */
+	unsigned long next;		/* jiffies: the running period's end */
+	u64 seq;
+	struct delayed_work work;
+	spinlock_t qlock;		/* @q, @head, @count, @dropped */
+	wait_queue_head_t wq;
+	struct magnet_sock_stats q[SS_QLEN];
+	unsigned int head, count;
+	u64 dropped;
+};
+
+static LIST_HEAD(ss_socks);		/* db.lock */
+static unsigned int ss_nr_socks;
+/* one correlator for every watched socket, while any is watched */
+static struct magnet_corr *ss_corr;	/* db.lock */
+
+#define SS_CORR_WINDOW	(50 * NSEC_PER_MSEC)
+static const char *const ss_chain[][MAGNET_CORR_ALTS_MAX + 1] = {
+	{ "tcp_send", "udp_send", NULL },
+	{ "ip_send", NULL },
+	{ "dev_send", NULL },
+	{ "sock_send", NULL },
+};
+
+/* ---- synthesizers (magnetk, db.lock) ----------------------------------- */
+
+static void ss_synth_gone(struct magnet_synth *sy)
+{
+	struct ss_sock *ss = sy->priv;
+	int i;
+
+	for (i = 0; i < SS_NR; i++)
+		if (ss->sy[i] == sy) {
+			ss->sy[i] = NULL;
+			ss->gone = true;
+		}
+}
+
+static int ss_synth_add(struct ss_sock *ss, int i)
+{
+	struct magnet_point *pt = magnet_db_find_point(ss_points[i], 0);
+	struct magnet_synth *sy;
+	int err;
+
+	if (!pt)
+		return -ENODEV;		/* magnet_net not loaded */
+	sy = magnet_synth_alloc(1);
+	if (!sy)
+		return -ENOMEM;
+	/* '.' never starts a user's name: no clash, invisible to lookups */
+	snprintf(sy->name, sizeof(sy->name), ".sock%llu.%d", ss->id, i);
+	sy->pt = pt;
+	sy->match.mask = MAGNET_FK_AID;
+	sy->match.abstract_id = ss->id;
+	sy->group = 0;			/* one key: the socket */
+	if (i == SS_IVAL) {
+		sy->quantity = MAGNET_SYNTH_Q_INTERVAL;
+	} else {
+		sy->quantity = MAGNET_SYNTH_Q_FIELD;
+		sy->off = offsetof(struct magnet_net_payload, len);
+		sy->width = 4;
+	}
+	/* one period for the whole watch: nothing harvested */
+	sy->period = 1ull << 62;
+	sy->gone = ss_synth_gone;
+	sy->priv = ss;
+	err = magnet_synth_insert(sy, NULL);
+	if (err) {
+		magnet_synth_free(sy);
+		return err;
+	}
+	ss->sy[i] = sy;
+	return 0;
+}
+
+static struct ss_sock *ss_find(u64 id)
+{
+	struct ss_sock *ss;
+
+	list_for_each_entry(ss, &ss_socks, node)
+		if (ss->id == id)
+			return ss;
+	return NULL;
+}
+
+/* A closed chain of any socket (magnetk, db.lock): a watched one's? */
+static void ss_corr_emit(void *arg, const struct mcc_chain *ch, u32 reached,
+			 u32 flags)
+{
+	struct ss_sock *ss = ss_find(ch->key);
+	int i;
+
+	/* chains of its watch only: counting starts at the first watch */
+	if (!ss || ch->ts[0] < ss->start)
+		return;
+	if (flags) {
+		ss->chains_partial++;
+		return;
+	}
+	for (i = 0; i < MAGNET_SOCK_LAYERS; i++) {
+		u64 d = ch->ts[i + 1] - ch->ts[i];
+
+		ss->lsum[i] += d;
+		ss->llast[i] = d;
+	}
+	ss->chains++;
+}
+
+static void ss_sock_free(struct ss_sock *ss)
+{
+	int i;
+
+	for (i = 0; i < SS_NR; i++)
+		if (ss->sy[i])
+			magnet_synth_remove(ss->sy[i]);	/* clears sy[i] */
+	list_del(&ss->node);
+	ss_nr_socks--;
+	if (!ss_nr_socks && ss_corr) {
+		/* its flushed chains find no socket: nothing to count */
+		magnet_corr_kernel_del(ss_corr);
+		ss_corr = NULL;
+	}
+	sock_put(ss->sk);
+	kfree(ss);
+}
+
+static struct ss_watch *ss_file_find(struct ss_file *f, u64 id)
+{
+	struct ss_watch *w;
+
+	list_for_each_entry(w, &f->watches, node)
+		if (w->ss->id == id)
+			return w;
+	return NULL;
+}
+
+struct ss_req {
+	struct ss_file *f;
+	struct sock *sk;
+	u64 id;
+};
+
+static int ss_do_watch(void *arg)
+{
+	struct ss_req *r = arg;
+	struct ss_sock *ss;
+	struct ss_watch *w;
+	int i, err = 0;
+
+	mutex_lock(&magnet_db.lock);
+	if (ss_file_find(r->f, r->id))
+		goto out;		/* watching already */
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w) {
+		err = -ENOMEM;
+		goto out;
+	}
+	ss = ss_find(r->id);
+	if (ss && ss->sk != r->sk) {
+		/* a closed socket's inode number, reused: still watched */
+		kfree(w);
+		err = -EBUSY;
+		goto out;
+	}
+	if (!ss) {
+		if (ss_nr_socks >= MAGNET_SOCK_WATCH_MAX) {
+			kfree(w);
+			err = -ENOSPC;
+			goto out;
+		}
+		ss = kzalloc(sizeof(*ss), GFP_KERNEL);
+		if (!ss) {
+			kfree(w);
+			err = -ENOMEM;
+			goto out;
+		}
+		ss->id = r->id;
+		ss->sk = r->sk;
+		sock_hold(ss->sk);
+		list_add_tail(&ss->node, &ss_socks);
+		ss_nr_socks++;
+		for (i = 0; i < SS_NR && !err; i++)
+			err = ss_synth_add(ss, i);
+		if (err) {
+			ss_sock_free(ss);
+			kfree(w);
+			goto out;
+		}
+		/* the last start: from here on, all three count */
+		for (i = 0; i < SS_NR; i++)
+			ss->start = max(ss->start, ss->sy[i]->start);
+		if (!ss_corr) {
+			/* without it, no layer times (flag LAYERS clear) */
+			ss_corr = magnet_corr_kernel_new(".sockstat", ss_chain,
+							 ARRAY_SIZE(ss_chain),
+							 SS_CORR_WINDOW,
+							 ss_corr_emit, NULL);
+			if (IS_ERR(ss_corr)) {
+				pr_warn_ratelimited("magnet: sockstat: no layer times (%ld)\n",
+						    PTR_ERR(ss_corr));
+				ss_corr = NULL;
+			}
+		}
+	}
+	ss->refs++;
+	w->ss = ss;
+	list_add_tail(&w->node, &r->f->watches);
+out:
+	mutex_unlock(&magnet_db.lock);
+	return err;
+}
+
+static void ss_watch_drop(struct ss_watch *w)
+{
+	struct ss_sock *ss = w->ss;
+
+	list_del(&w->node);
+	kfree(w);
+	if (!--ss->refs)
+		ss_sock_free(ss);
+}
+
+static int ss_do_unwatch(void *arg)
+{
+	struct ss_req *r = arg;
+	struct ss_watch *w;
+	int err = 0;
+
+	mutex_lock(&magnet_db.lock);
+	w = ss_file_find(r->f, r->id);
+	if (w)
+		ss_watch_drop(w);
+	else
+		err = -ENOENT;
+	mutex_unlock(&magnet_db.lock);
+	return err;
+}
+
+static int ss_do_unwatch_all(void *arg)
+{
+	struct ss_file *f = arg;
+	struct ss_watch *w, *tmp;
+
+	mutex_lock(&magnet_db.lock);
+	list_for_each_entry_safe(w, tmp, &f->watches, node)
+		ss_watch_drop(w);
+	mutex_unlock(&magnet_db.lock);
+	return 0;
+}
+
+/* ---- figures ----------------------------------------------------------- */
+
+/* Key 0 of @sy (the socket's), or false if it saw no event yet. */
+static bool ss_key(struct magnet_synth *sy, struct magnet_synth_key *kv)
+{
+	u64 open_start;
+
+	if (!sy || !magnet_synth_nr_keys(sy))
+		return false;
+	magnet_synth_key_values(sy, 0, kv, &open_start);
+	return true;
+}
+
+static u64 ss_missed(struct magnet_synth *sy)
+{
+	struct magnet_synth_cnt c;
+
+	if (!sy)
+		return 0;
+	magnet_synth_read_cnt(sy, &c);
+	return c.nmi + c.overflow + c.reordered + c.shrt;
+}
+
+/* The synthesizers' figures of @ss into @st; db.lock held. */
+static void ss_fill(struct ss_sock *ss, struct magnet_sock_stats *st)
+{
+	struct magnet_synth_key kv;
+	u64 var;
+	int i;
+
+	st->abstract_id = ss->id;
+	st->start_ns = ss->start;
+	st->now_ns = ktime_get_mono_fast_ns();
+	if (ss->gone)
+		st->flags |= MAGNET_SOCK_F_GONE;
+	if (ss_key(ss->sy[SS_BYTES], &kv)) {
+		st->sock_calls = kv.total_count;
+		st->sock_bytes = kv.total_sum_lo;
+	}
+	if (ss_key(ss->sy[SS_DEV], &kv)) {
+		st->dev_frames = kv.total_count;
+		st->dev_bytes = kv.total_sum_lo;
+	}
+	if (ss_key(ss->sy[SS_IVAL], &kv) && kv.cur.count) {
+		st->ival_count = kv.cur.count;
+		st->ival_min = kv.cur.min;
+		st->ival_max = kv.cur.max;
+		magnet_moments_derive(&kv.cur, &st->ival_mean, &var, NULL,
+				      NULL);
+		st->ival_var = var;
+	}
+	for (i = 0; i < SS_NR; i++)
+		st->missed += ss_missed(ss->sy[i]);
+	if (ss_corr)
+		st->flags |= MAGNET_SOCK_F_LAYERS;
+	st->chains = ss->chains;
+	st->chains_partial = ss->chains_partial;
+	for (i = 0; i < MAGNET_SOCK_LAYERS; i++) {
+		st->layer_mean[i] = ss->chains ?
+				    div64_u64(ss->lsum[i], ss->chains) : 0;
+		st->layer_last[i] = ss->llast[i];
+	}
+}
+
+/* State read from the socket itself, as tcp_get_info() does; may sleep. */
+static void ss_fill_sock(struct sock *sk, struct magnet_sock_stats *st)
+{
+	lock_sock(sk);
+	if (!sk->sk_socket)
+		st->flags |= MAGNET_SOCK_F_CLOSED;
+	if (sk_fullsock(sk) && sk->sk_type == SOCK_STREAM &&
+	    sk->sk_protocol == IPPROTO_TCP &&
+	    (sk->sk_family == AF_INET || sk->sk_family == AF_INET6)) {
+		const struct tcp_sock *tp = tcp_sk(sk);
+
+		st->flags |= MAGNET_SOCK_F_TCP;
+		st->tcp_state = sk->sk_state;
+		st->srtt_us = tp->srtt_us >> 3;
+		st->rttvar_us = tp->mdev_us >> 2;
+		st->snd_cwnd = tcp_snd_cwnd(tp);
+		st->mss = tp->mss_cache;
+		st->total_retrans = tp->total_retrans;
+		st->unsent = (u32)(READ_ONCE(tp->write_seq) - tp->snd_nxt);
+		st->unacked = (u32)(tp->snd_nxt - tp->snd_una);
+	}
+	st->wmem_queued = READ_ONCE(sk->sk_wmem_queued);
+	st->sndbuf = READ_ONCE(sk->sk_sndbuf);
+	release_sock(sk);
+}
+
+static void ss_init_stats(struct magnet_sock_stats *st, s32 fd)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	st->version = MAGNET_SOCK_STATS_VERSION;
+	st->fd = fd;
+}
+
+/* ---- subscription -------------------------------------------------------- */
+
+static void ss_work(struct work_struct *work)
+{
+	struct ss_file *f = container_of(to_delayed_work(work), struct ss_file,
+					 work);
+	struct magnet_sock_stats st;
+	struct ss_sock *ss = f->sub;	/* watched by @f while subscribed */
+	unsigned long now;
+
+	ss_init_stats(&st, -1);
+	mutex_lock(&magnet_db.lock);
+	ss_fill(ss, &st);
+	mutex_unlock(&magnet_db.lock);
+	ss_fill_sock(ss->sk, &st);
+
+	spin_lock_irq(&f->qlock);
+	st.seq = ++f->seq;
+	if (f->count == SS_QLEN) {
+		/* the oldest goes; counted in every later summary */
+		f->head = (f->head + 1) % SS_QLEN;
+		f->count--;
+		f->dropped++;
+	}
+	st.sub_dropped = f->dropped;
+	f->q[(f->head + f->count) % SS_QLEN] = st;
+	f->count++;
+	spin_unlock_irq(&f->qlock);
+	wake_up_interruptible(&f->wq);
+
+	/* the next period's end, on the grid of the first: no drift */
+	now = jiffies;
+	f->next += f->period;
+	while (time_before_eq(f->next, now))
+		f->next += f->period;
+	queue_delayed_work(system_wq, &f->work, f->next - now);
+}
+
+/* @f->lock held */
+static void ss_unsubscribe(struct ss_file *f)
+{
+	if (!f->sub)
+		return;
+	cancel_delayed_work_sync(&f->work);
+	f->sub = NULL;
+	spin_lock_irq(&f->qlock);
+	f->head = 0;
+	f->count = 0;
+	spin_unlock_irq(&f->qlock);
+	wake_up_interruptible(&f->wq);
+}
+
+/* ---- ioctls ------------------------------------------------------------- */
+
+/* The socket of @fd in the caller's own table: its inode and sock. */
+static struct socket *ss_lookup(int fd, u64 *id, int *err)
+{
+	struct socket *sock = sockfd_lookup(fd, err);
+
+	if (!sock)
+		return NULL;
+	if (!sock->sk) {
+		sockfd_put(sock);
+		*err = -ENOTCONN;
+		return NULL;
+	}
+	*id = SOCK_INODE(sock)->i_ino;
+	return sock;
+}
+
+static long ss_watch(struct ss_file *f, int fd, bool watch)
+{
+	struct ss_req r = { .f = f };
+	struct socket *sock;
+	int err;
+
+	sock = ss_lookup(fd, &r.id, &err);
+	if (!sock)
+		return err;
+	r.sk = sock->sk;
+	if (watch) {
+		err = magnetk_call(ss_do_watch, &r);
+	} else {
+		if (f->sub && f->sub->id == r.id)
+			ss_unsubscribe(f);
+		err = magnetk_call(ss_do_unwatch, &r);
+	}
+	sockfd_put(sock);
+	return err;
+}
+
+static long ss_stats(struct ss_file *f, unsigned int cmd, void __user *arg,
+		     bool by_id)
+{
+	size_t usize = _IOC_SIZE(cmd);
+	struct magnet_sock_stats in, st;
+	struct socket *sock = NULL;
+	struct sock *sk = NULL;
+	struct ss_watch *w;
+	struct ss_sock *ss;
+	u64 id = 0;
+	int err = 0;
+
+	if (usize < MAGNET_SOCK_STATS_SIZE_V1)
+		return -EINVAL;
+	memset(&in, 0, sizeof(in));
+	if (copy_from_user(&in, arg, min(usize, sizeof(in))))
+		return -EFAULT;
+	if (by_id) {
+		if (!capable(CAP_NET_ADMIN) && !capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		id = in.abstract_id;
+	} else {
+		sock = ss_lookup(in.fd, &id, &err);
+		if (!sock)
+			return err;
+	}
+	ss_init_stats(&st, by_id ? -1 : in.fd);
+	mutex_lock(&magnet_db.lock);
+	if (by_id) {
+		ss = ss_find(id);
+	} else {
+		w = ss_file_find(f, id);
+		ss = w ? w->ss : NULL;
+	}
+	if (ss) {
+		ss_fill(ss, &st);
+		sk = ss->sk;
+		sock_hold(sk);
+	} else {
+		err = -ENOENT;		/* not watched (through this file) */
+	}
+	mutex_unlock(&magnet_db.lock);
+	if (sk) {
+		ss_fill_sock(sk, &st);
+		sock_put(sk);
+	}
+	if (sock)
+		sockfd_put(sock);
+	if (err)
+		return err;
+	if (copy_to_user(arg, &st, min(usize, sizeof(st))))
+		return -EFAULT;
+	if (usize > sizeof(st) &&
+	    clear_user((char __user *)arg + sizeof(st), usize - sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
+static long ss_subscribe(struct ss_file *f, void __user *arg)
+{
+	struct magnet_sock_sub sub;
+	struct socket *sock;
+	struct ss_watch *w;
+	u64 id;
+	int err = 0;
+
+	if (copy_from_user(&sub, arg, sizeof(sub)))
+		return -EFAULT;
+	if (!sub.period_ms) {
+		ss_unsubscribe(f);
+		return 0;
+	}
+	if (sub.period_ms < MAGNET_SOCK_PERIOD_MIN_MS ||
+	    sub.period_ms > MAGNET_SOCK_PERIOD_MAX_MS)
+		return -ERANGE;
+	sock = ss_lookup(sub.fd, &id, &err);
+	if (!sock)
+		return err;
+	sockfd_put(sock);
+	ss_unsubscribe(f);
+	mutex_lock(&magnet_db.lock);
+	w = ss_file_find(f, id);
+	mutex_unlock(&magnet_db.lock);
+	/* @w cannot go: unwatching takes f->lock, which we hold */
+	if (!w)
+		return -ENOENT;
+	spin_lock_irq(&f->qlock);
+	f->seq = 0;
+	f->dropped = 0;
+	spin_unlock_irq(&f->qlock);
+	f->sub = w->ss;
+	f->period = max(1ul, msecs_to_jiffies(sub.period_ms));
+	f->next = jiffies + f->period;
+	queue_delayed_work(system_wq, &f->work, f->period);
+	return 0;
+}
+
+static long ss_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct ss_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	s32 fd;
+	long ret;
+
+	if (_IOC_TYPE(cmd) != MAGNET_IOC_MAGIC)
+		return -ENOTTY;
+	mutex_lock(&f->lock);
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(MAGNET_IOC_SOCK_WATCH):
+	case _IOC_NR(MAGNET_IOC_SOCK_UNWATCH):
+		if (cmd != MAGNET_IOC_SOCK_WATCH &&
+		    cmd != MAGNET_IOC_SOCK_UNWATCH) {
+			ret = -ENOTTY;
+			break;
+		}
+		if (get_user(fd, (s32 __user *)uarg)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = ss_watch(f, fd, cmd == MAGNET_IOC_SOCK_WATCH);
+		break;
+	case _IOC_NR(MAGNET_IOC_SOCK_STATS):
+	case _IOC_NR(MAGNET_IOC_SOCK_STATS_BY_ID):
+		if (_IOC_DIR(cmd) != (_IOC_READ | _IOC_WRITE)) {
+			ret = -ENOTTY;
+			break;
+		}
+		ret = ss_stats(f, cmd, uarg, _IOC_NR(cmd) ==
+			       _IOC_NR(MAGNET_IOC_SOCK_STATS_BY_ID));
+		break;
+	case _IOC_NR(MAGNET_IOC_SOCK_SUBSCRIBE):
+		if (cmd != MAGNET_IOC_SOCK_SUBSCRIBE) {
+			ret = -ENOTTY;
+			break;
+		}
+		ret = ss_subscribe(f, uarg);
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+/* ---- file --------------------------------------------------------------- */
+
+static int ss_open(struct inode *inode, struct file *file)
+{
+	struct ss_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	INIT_LIST_HEAD(&f->watches);
+	INIT_DELAYED_WORK(&f->work, ss_work);
+	spin_lock_init(&f->qlock);
+	init_waitqueue_head(&f->wq);
+	file->private_data = f;
+	return nonseekable_open(inode, file);
+}
+
+static int ss_release(struct inode *inode, struct file *file)
+{
+	struct ss_file *f = file->private_data;
+
+	mutex_lock(&f->lock);
+	ss_unsubscribe(f);
+	mutex_unlock(&f->lock);
+	magnetk_call(ss_do_unwatch_all, f);
+	kfree(f);
+	return 0;
+}
+
+static bool ss_readable(struct ss_file *f)
+{
+	bool r;
+
+	spin_lock_irq(&f->qlock);
+	r = f->count > 0;
+	spin_unlock_irq(&f->qlock);
+	return r;
+}
+
+/* One summary struct per elapsed period, as many as @len holds. */
+static ssize_t ss_read(struct file *file, char __user *buf, size_t len,
+		       loff_t *ppos)
+{
+	struct ss_file *f = file->private_data;
+	struct magnet_sock_stats st;
+	size_t done = 0;
+	int err;
+
+	if (len < sizeof(st))
+		return -EINVAL;
+	if (!READ_ONCE(f->sub))
+		return -ENODATA;	/* no subscription */
+	if (!ss_readable(f)) {
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		err = wait_event_interruptible(f->wq, ss_readable(f) ||
+					       !READ_ONCE(f->sub));
+		if (err)
+			return err;
+	}
+	while (done + sizeof(st) <= len) {
+		spin_lock_irq(&f->qlock);
+		if (!f->count) {
+			spin_unlock_irq(&f->qlock);
+			break;
+		}
+		st = f->q[f->head];
+		f->head = (f->head + 1) % SS_QLEN;
+		f->count--;
+		spin_unlock_irq(&f->qlock);
+		if (copy_to_user(buf + done, &st, sizeof(st)))
+			return done ? done : -EFAULT;
+		done += sizeof(st);
+	}
+	return done;
+}
+
+static __poll_t ss_poll(struct file *file, poll_table *wait)
+{
+	struct ss_file *f = file->private_data;
+
+	poll_wait(file, &f->wq, wait);
+	return ss_readable(f) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+const struct file_operations magnet_sockstat_fops = {
+	.owner		= THIS_MODULE,
+	.open		= ss_open,
+	.release	= ss_release,
+	.read		= ss_read,
+	.poll		= ss_poll,
+	.unlocked_ioctl	= ss_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+int magnet_sockstat_init(struct dentry *dir)
+{
+	struct dentry *d;
+
+	if (!dir)		/* no debugfs: magnetfs has the file */
+		return 0;
+	d = debugfs_create_file(MAGNET_SOCKSTAT_NAME, 0444, dir, NULL,
+				&magnet_sockstat_fops);
+	return PTR_ERR_OR_ZERO(d);
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-socket statistics (kmod/sockstat.c, docs/SOCKSTAT.md): the file
+ * "sockstat" in debugfs and magnetfs.
+ */
+#ifndef _MAGNET_SOCKSTAT_H
+#define _MAGNET_SOCKSTAT_H
+
+#include <linux/fs.h>
+
+struct dentry;
+
+extern const struct file_operations magnet_sockstat_fops;
+int magnet_sockstat_init(struct dentry *dir);
+
+#endif /* _MAGNET_SOCKSTAT_H */

@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Per-socket statistics for the socket's owner (docs/SOCKSTAT.md).
+#  1. With no watcher, no synthesizer exists and sock_send/dev_send are
+#     detached (status: users 0).
+#  2. An unprivileged process (nobody, in mgA) watches its TCP socket,
+#     sends known traffic and reads its figures while root records a full
+#     trace of sock_send and dev_send: tests/tools/sock_check.py finds the
+#     socket-layer calls and bytes, the device-layer frames and bytes and
+#     the interval distribution exactly equal to the trace.  TCP state and
+#     send-buffer figures are plausible.
+#  3. The same process cannot name another user's socket: a non-socket
+#     descriptor is ENOTSOCK, a closed one EBADF, the other socket's
+#     abstract ID EPERM; a socket received over SCM_RIGHTS is its own to
+#     watch (by design: holding the descriptor is the capability).  Root
+#     reads the other user's socket by ID.
+#  4. A subscription delivers one summary per period (N-1..N+1 in N).
+#  5. While watched the points have users; once every watcher is gone they
+#     are detached again.
+#  6. The example application (examples/adaptive_sender) runs as nobody,
+#     with and without MAGNET.
+#  7. rmmod magnet_net while a process watches: its synthesizers go; rmmod
+#     magnet is refused (EBUSY) while the process holds the sockstat file,
+#     and succeeds after.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_root
+need_magnet
+need_tools tcp_sink sock_client
+need_cmd python3 setpriv
+dmesg_mark
+netns_setup || bail_out "network namespaces"
+magnet_load || bail_out "cannot load the modules"
+R=$MAGNET_RESULTS
+# ip netns exec remounts /sys: magnetfs where the namespaced tools see it
+MFS=$(mktemp -d /tmp/mfs.XXXXXX)
+mount -t magnetfs none "$MFS" || bail_out "mount magnetfs on $MFS"
+on_exit "umount -l $MFS"
+export MAGNET_SOCKSTAT=$MFS/sockstat
+UDIR=$(mktemp -d /tmp/scm.XXXXXX)
+chmod 0777 "$UDIR"
+SC=$MAGNET_TOOLS/sock_client
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+as_other() { setpriv --reuid=1234 --regid=1234 --clear-groups "$@"; }
+# users POINT: the point's consumers (status file; 0: hook detached)
+users() { awk -v p="$1" '$2 == p { print $NF }' /sys/kernel/debug/magnet/status; }
+
+check_eq "sockstat file in magnetfs: 0444 root" "444 0 0" "$(stat -c '%a %u %g' "$MFS/sockstat")"
+check_eq "sockstat file in debugfs: 0444" "444" "$(stat -c '%a' /sys/kernel/debug/magnet/sockstat)"
+check "nobody can open it" as_nobody test -r "$MFS/sockstat"
+
+# ---- 1. nobody asks -----------------------------------------------------
+check_eq "no watcher: sock_send, dev_send, ip_send, tcp_send detached" "0 0 0 0" \
+	"$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)"
+check_eq "no synthesizer listed" "[]" "$(magnetctl -j synth list | tr -d ' \n')"
+
+# ---- 2. figures vs a full trace -------------------------------------------
+check "stream create full" magnetctl stream create full subbuf-size 1M subbuf-count 8
+check "enable tcp_send ip_send dev_send sock_send into full" \
+	magnetctl probe enable tcp_send ip_send dev_send sock_send stream full
+bg rec magnetctl record full -o "$R/full.trace"
+sleep 0.5
+tcp_sink_start sink 5001 || bail_out "tcp_sink"
+tcp_sink_start sink_o 5003 || bail_out "tcp_sink"
+# another user's socket, watched by its owner, handed out over SCM_RIGHTS
+bg other in_a env MAGNET_SOCKSTAT="$MAGNET_SOCKSTAT" \
+	setpriv --reuid=1234 --regid=1234 --clear-groups "$SC" hold "$IP_B" 5003 "$UDIR/h.sock"
+wait_line "$(out other)" '^ready' 20 || bail_out "holder: $(cat "$(out other)")"
+OINO=$(kv "$(out other)" ino)
+check_eq "the other user watches its own socket" "0" "$(kv "$(out other)" watch)"
+bg snd in_a env MAGNET_SOCKSTAT="$MAGNET_SOCKSTAT" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$SC" send -s 3000 -i 3000 -n /etc/hostname -I "$OINO" -U "$UDIR/h.sock" \
+	-S 250 -T 4 "$IP_B" 5001 200
+wait_line "$(out snd)" '^scm_stats' 90 || diag "sender: $(tail -3 "$(out snd)")"
+# while the sender subscribes, its socket is watched
+check_eq "while watched: the full stream, one set of synthesizers per socket (2 sockets, 3 watchers) and one correlator: users sock_send 1+2*2+1, dev_send 1+2+1, ip_send 1+1" "6 4 2" \
+	"$(users sock_send) $(users dev_send) $(users ip_send)"
+bg_wait snd 90 || diag "sender: exit $?"
+sed 's/^/# /' "$(out snd)" | grep -v '^# scm_\|^# st_r\|^# st_s[nu]' | head -20
+O=$(out snd)
+check_eq "unprivileged sender: uid 65534, watch ok, stats ok" "65534 0 0" \
+	"$(kv "$O" uid) $(kv "$O" watch) $(kv "$O" stats)"
+check_eq "the application's 200 writes of 3000 bytes" "200 600000" \
+	"$(kv "$O" st_sock_calls) $(kv "$O" st_sock_bytes)"
+check "TCP figures: flags TCP, cwnd > 0, mss > 0, srtt > 0, sndbuf > 0" \
+	test $(($(kv "$O" st_flags) & 1)) = 1 -a "$(kv "$O" st_snd_cwnd)" -gt 0 \
+	-a "$(kv "$O" st_mss)" -gt 0 -a "$(kv "$O" st_srtt_us)" -gt 0 -a "$(kv "$O" st_sndbuf)" -gt 0
+check_eq "after 0.5 s quiet: nothing unsent or unacked" "0 0" \
+	"$(kv "$O" st_unsent) $(kv "$O" st_unacked)"
+diag "srtt $(kv "$O" st_srtt_us) us cwnd $(kv "$O" st_snd_cwnd) mss $(kv "$O" st_mss) interval mean $(kv "$O" st_ival_mean) ns"
+diag "layers: $(kv "$O" st_chains) complete, $(kv "$O" st_chains_partial) partial; mean tcp->ip $(kv "$O" st_layer_mean0) ns, ip->dev $(kv "$O" st_layer_mean1) ns, dev->return $(kv "$O" st_layer_mean2) ns"
+
+# ---- 3. another user's socket ----------------------------------------------
+check_eq "a non-socket descriptor: ENOTSOCK (watch and stats)" "ENOTSOCK ENOTSOCK" \
+	"$(kv "$O" notsock_watch) $(kv "$O" notsock_stats)"
+check_eq "a closed descriptor: EBADF" "EBADF" "$(kv "$O" closedfd_watch)"
+check_eq "the other user's socket by abstract ID: EPERM" "EPERM" "$(kv "$O" byid)"
+check_eq "a socket received over SCM_RIGHTS is the receiver's to watch" "$OINO 0 0" \
+	"$(kv "$O" scm_ino) $(kv "$O" scm_watch) $(kv "$O" scm_stats)"
+check_eq "its figures: the owner's 10 writes of 1000 bytes since the owner's watch" "10 10000" \
+	"$(kv "$O" scm_sock_calls) $(kv "$O" scm_sock_bytes)"
+"$SC" byid "$OINO" >"$R/byid.out" 2>&1
+check_eq "root reads the other user's socket by ID" "0 10 10000" \
+	"$(kv "$R/byid.out" byid) $(kv "$R/byid.out" st_sock_calls) $(kv "$R/byid.out" st_sock_bytes)"
+check_eq "magnetctl sock show ID (root)" "10 10000" \
+	"$(magnetctl -j sock show "$OINO" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sock_calls"], d["sock_bytes"])')"
+
+# ---- 4. subscription ------------------------------------------------------
+N=16	# 4 s / 250 ms
+check_eq "subscription accepted" "0" "$(kv "$O" sub)"
+n=$(kv "$O" sub_n)
+check "one summary per period: $n in $N periods (N-1..N+1)" test "$n" -ge $((N - 1)) -a "$n" -le $((N + 1))
+check_eq "consecutive periods from 1, growing figures, none dropped" "1 0 0" \
+	"$(kv "$O" sub_seq_first) $(kv "$O" sub_bad) $(kv "$O" sub_dropped)"
+
+kill "${BG_PID[other]}" 2>/dev/null
+bg_wait other 10
+kill -INT "${BG_PID[rec]}"
+bg_wait rec 30 || diag "recorder: exit $?"
+check "disable tcp_send ip_send dev_send sock_send" magnetctl probe disable tcp_send ip_send dev_send sock_send
+
+# ---- the trace check --------------------------------------------------------
+python3 "$MAGNET_REPO/tests/tools/sock_check.py" --layers --full "$R/full.trace" --out "$O" \
+	>"$R/sock_check.tap" 2>&1
+tap_import "$R/sock_check.tap"
+
+# ---- 5. nobody asks again ----------------------------------------------------
+check_eq "every watcher gone: sock_send, dev_send, ip_send, tcp_send detached again" "0 0 0 0" \
+	"$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)"
+check_eq "no correlator listed (the layer correlator is internal and gone)" "[]" \
+	"$(magnetctl -j correlate list | tr -d ' \n')"
+
+# ---- 6. the example application -----------------------------------------------
+AS=$MAGNET_BUILD/examples/adaptive_sender
+if [ -x "$AS" ]; then
+	tcp_sink_start sink_e 5005 || bail_out "tcp_sink"
+	in_a env MAGNET_SOCKSTAT="$MAGNET_SOCKSTAT" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$AS" -t 3 "$IP_B" 5005 >"$R/adaptive.out" 2>&1
+	check_eq "adaptive_sender (nobody) ran with MAGNET" "0 magnet" \
+		"$? $(kv "$R/adaptive.out" mode)"
+	sed 's/^/# /' "$R/adaptive.out" | tail -6
+	check "with MAGNET: unsent bytes kept at most target + 4 KiB (69632), periods reported" \
+		test "$(kv "$R/adaptive.out" max_unsent)" -le 69632 -a "$(kv "$R/adaptive.out" periods)" -ge 3
+	tcp_sink_start sink_f 5006 || bail_out "tcp_sink"
+	in_a env MAGNET_SOCKSTAT=/nonexistent setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$AS" -t 2 "$IP_B" 5006 >"$R/adaptive_fixed.out" 2>&1
+	check_eq "adaptive_sender without MAGNET falls back to fixed 64 KiB writes" "0 fixed 65536" \
+		"$? $(kv "$R/adaptive_fixed.out" mode) $(kv "$R/adaptive_fixed.out" avg_write)"
+	sed 's/^/# /' "$R/adaptive_fixed.out"
+else
+	not_ok "examples/adaptive_sender built"
+fi
+
+# ---- 7. unloading while a process watches -------------------------------------
+tcp_sink_start sink_w 5007 || bail_out "tcp_sink"
+bg w in_a env MAGNET_SOCKSTAT="$MAGNET_SOCKSTAT" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$SC" watchrm "$IP_B" 5007
+wait_line "$(out w)" '^watching' 20 || diag "watcher: $(cat "$(out w)")"
+check_eq "watcher: watching" "0" "$(kv "$(out w)" watch)"
+check "rmmod magnet_net while a process watches (its synthesizers go)" rmmod magnet_net
+umount -l "$MFS"
+msg=$(rmmod magnet 2>&1)
+rc=$?
+check "rmmod magnet refused while the process holds the sockstat file" test $rc -ne 0
+diag "  $msg"
+kill "${BG_PID[w]}" 2>/dev/null
+bg_wait w 10
+for i in 1 2 3 4 5 6 7 8 9 10; do lsmod | grep -q '^magnet ' || break; rmmod magnet 2>/dev/null && break; sleep 0.5; done
+check "rmmod magnet once it is closed" test -z "$(lsmod | grep '^magnet ')"
+_magnet_loaded=()
+check_dmesg_clean
+done_testing
