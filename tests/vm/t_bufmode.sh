@@ -33,6 +33,7 @@ ST=$MAGNET_MODDIR/magnet_selftest.ko
 GENL=(python3 "$MAGNET_REPO/tests/tools/genl_req.py")
 COUNT=30000		# per CPU; the global ring's lock makes it slow in TCG
 COUNT_OW=4000000	# long enough to freeze the overwrite stream mid-load
+COUNT_ENDLESS=2000000000	# the last phase: producers only rmmod stops
 NCPU=$(nproc)
 
 # expect_fail DESC EXIT REGEX CMD...: CMD exits EXIT and says REGEX on stderr
@@ -332,7 +333,8 @@ check_eq "go: written = read + overwritten" "$(sstat go written)" \
 check "stream delete go" magnetctl stream delete go
 
 # ---- deletion and unload while frozen --------------------------------------
-check "reload magnet_selftest (count=$COUNT_OW per CPU)" load_st $COUNT_OW
+# producers that outlast anything a loaded host makes this phase wait for
+check "reload magnet_selftest (count=$COUNT_ENDLESS per CPU)" load_st $COUNT_ENDLESS
 run_load fr
 sleep 1
 check "freeze fr under load" magnetctl stream freeze fr
