@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "magnetctl.h"
 
@@ -124,4 +125,31 @@ int mc_parse_duration(const char *s, unsigned long long *ns)
 		}
 	}
 	return -EINVAL;
+}
+
+/* Unsigned 64-bit number, any base strtoull() takes (0x.., 0..). */
+int mc_parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (*end || errno)
+		return -EINVAL;
+	return 0;
+}
+
+/* cgroup ID, or a cgroup v2 directory whose inode number is its ID */
+int mc_parse_cgroup(const char *s, unsigned long long *id)
+{
+	struct stat st;
+
+	if (!mc_parse_u64(s, id))
+		return 0;
+	if (stat(s, &st) || !S_ISDIR(st.st_mode))
+		return -EINVAL;
+	*id = st.st_ino;
+	return 0;
 }

@@ -33,19 +33,6 @@ static int filter_help(void)
 	return MC_EXIT_OK;
 }
 
-static int parse_u64(const char *s, unsigned long long *out)
-{
-	char *end;
-
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (*end || errno)
-		return -EINVAL;
-	return 0;
-}
-
 static int parse_s32(const char *s, int32_t *out)
 {
 	char *end;
@@ -58,47 +45,6 @@ static int parse_s32(const char *s, int32_t *out)
 	if (*end || errno || v < INT32_MIN || v > INT32_MAX)
 		return -EINVAL;
 	*out = (int32_t)v;
-	return 0;
-}
-
-/* NUMBER[ns|us|ms|s] -> ns */
-static int parse_duration(const char *s, unsigned long long *ns)
-{
-	static const struct { const char *sfx; unsigned long long mul; } u[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", 1000000000ull },
-	};
-	unsigned long long v;
-	unsigned int i;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (!strcmp(end, u[i].sfx)) {
-			if (v && u[i].mul > ~0ull / v)
-				return -ERANGE;
-			*ns = v * u[i].mul;
-			return *ns ? 0 : -EINVAL;
-		}
-	}
-	return -EINVAL;
-}
-
-/* cgroup ID, or a cgroup v2 directory whose inode number is its ID */
-static int parse_cgroup(const char *s, unsigned long long *id)
-{
-	struct stat st;
-
-	if (!parse_u64(s, id))
-		return 0;
-	if (stat(s, &st) || !S_ISDIR(st.st_mode))
-		return -EINVAL;
-	*id = st.st_ino;
 	return 0;
 }
 
@@ -140,7 +86,7 @@ static int parse_add(int argc, char **argv, struct magnet_filter_info *f,
 				return mc_usage_error("filter add: bad cpu '%s'", val);
 			f->keys |= MAGNET_FILTER_KEY_CPU;
 		} else if (!strcmp(kw, "id")) {
-			if (parse_u64(val, &v))
+			if (mc_parse_u64(val, &v))
 				return mc_usage_error("filter add: bad id '%s'", val);
 			f->abstract_id = v;
 			f->keys |= MAGNET_FILTER_KEY_ABSTRACT_ID;
@@ -153,7 +99,7 @@ static int parse_add(int argc, char **argv, struct magnet_filter_info *f,
 				return mc_usage_error("filter add: bad tgid '%s'", val);
 			f->keys |= MAGNET_FILTER_KEY_TGID;
 		} else if (!strcmp(kw, "cgroup")) {
-			if (parse_cgroup(val, &v))
+			if (mc_parse_cgroup(val, &v))
 				return mc_usage_error("filter add: bad cgroup '%s' (an ID or a cgroup v2 directory)",
 						      val);
 			f->cgroup = v;
@@ -173,7 +119,7 @@ static int parse_add(int argc, char **argv, struct magnet_filter_info *f,
 				return mc_usage_error("filter add: bad every '%s' (a number > 0)",
 						      val);
 		} else if (!strcmp(kw, "period")) {
-			if (parse_duration(val, &v))
+			if (mc_parse_duration(val, &v))
 				return mc_usage_error("filter add: bad period '%s' (NUMBER[ns|us|ms|s] > 0)",
 						      val);
 			f->sample_period_ns = v;

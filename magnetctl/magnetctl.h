@@ -42,6 +42,9 @@ int mc_parse_u32(const char *s, uint32_t *out);
 int mc_parse_size(const char *s, uint32_t *out);
 /* NUMBER[ns|us|ms|s] (no suffix: ns) -> ns > 0; -EINVAL, -ERANGE. */
 int mc_parse_duration(const char *s, unsigned long long *ns);
+/* u64 in any strtoull() base; a cgroup v2 ID or directory (its inode). */
+int mc_parse_u64(const char *s, unsigned long long *out);
+int mc_parse_cgroup(const char *s, unsigned long long *id);
 /* Positive seconds, decimals allowed. */
 int mc_parse_seconds(const char *s, double *out);
 

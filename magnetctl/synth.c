@@ -39,59 +39,6 @@ static int synth_help(void)
 	return MC_EXIT_OK;
 }
 
-static int parse_u64(const char *s, unsigned long long *out)
-{
-	char *end;
-
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (*end || errno)
-		return -EINVAL;
-	return 0;
-}
-
-/* NUMBER[ns|us|ms|s] -> ns */
-static int parse_duration(const char *s, unsigned long long *ns)
-{
-	static const struct { const char *sfx; unsigned long long mul; } u[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", 1000000000ull },
-	};
-	unsigned long long v;
-	unsigned int i;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)s[0]))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (!strcmp(end, u[i].sfx)) {
-			if (v && u[i].mul > ~0ull / v)
-				return -ERANGE;
-			*ns = v * u[i].mul;
-			return *ns ? 0 : -EINVAL;
-		}
-	}
-	return -EINVAL;
-}
-
-static int parse_cgroup(const char *s, unsigned long long *id)
-{
-	struct stat st;
-
-	if (!parse_u64(s, id))
-		return 0;
-	if (stat(s, &st) || !S_ISDIR(st.st_mode))
-		return -EINVAL;
-	*id = st.st_ino;
-	return 0;
-}
-
 static const struct {
 	const char *name;
 	__u32 bit;
@@ -183,7 +130,7 @@ static int parse_add(int argc, char **argv, struct magnet_synth_info *sy)
 				return mc_usage_error("synth add: bad cpu '%s'", val);
 			sy->keys |= MAGNET_FILTER_KEY_CPU;
 		} else if (!strcmp(kw, "id")) {
-			if (parse_u64(val, &v))
+			if (mc_parse_u64(val, &v))
 				return mc_usage_error("synth add: bad id '%s'", val);
 			sy->abstract_id = v;
 			sy->keys |= MAGNET_FILTER_KEY_ABSTRACT_ID;
@@ -196,7 +143,7 @@ static int parse_add(int argc, char **argv, struct magnet_synth_info *sy)
 				return mc_usage_error("synth add: bad tgid '%s'", val);
 			sy->keys |= MAGNET_FILTER_KEY_TGID;
 		} else if (!strcmp(kw, "cgroup")) {
-			if (parse_cgroup(val, &v))
+			if (mc_parse_cgroup(val, &v))
 				return mc_usage_error("synth add: bad cgroup '%s' (an ID or a cgroup v2 directory)",
 						      val);
 			sy->cgroup = v;
@@ -224,7 +171,7 @@ static int parse_add(int argc, char **argv, struct magnet_synth_info *sy)
 						      val);
 			}
 		} else if (!strcmp(kw, "period")) {
-			if (parse_duration(val, &v))
+			if (mc_parse_duration(val, &v))
 				return mc_usage_error("synth add: bad period '%s' (NUMBER[ns|us|ms|s] > 0)",
 						      val);
 			sy->period_ns = v;
@@ -562,7 +509,7 @@ static int parse_value_key(int argc, char **argv,
 			return mc_usage_error("synth show: key '%s' needs a value",
 					      argv[i]);
 		if (group_names[j].bit == MAGNET_SYNTH_K_CGROUP ?
-		    parse_cgroup(argv[i + 1], &v) : parse_u64(argv[i + 1], &v))
+		    mc_parse_cgroup(argv[i + 1], &v) : mc_parse_u64(argv[i + 1], &v))
 			return mc_usage_error("synth show: bad %s '%s'", argv[i],
 					      argv[i + 1]);
 		key->group |= group_names[j].bit;
