@@ -11,7 +11,7 @@
 # bench/results/*/ into docs/benchmarks.md and docs/img/bench-*.png.
 #
 # --quick (default): fewer repetitions and shorter runs, about 10 minutes
-# for one kernel (more on a busy host or with LTTng).  --full: >= 5 repetitions of everything, about 25 minutes
+# for one kernel (more on a busy host or with LTTng).  --full: >= 5 repetitions of everything, about 60 minutes
 # per kernel.  --lttng: also build lttng-modules (bench/lttng-build.sh,
 # 10-20 minutes per kernel, needs network for the clone) and add LTTng to
 # the perturbation experiment; a previous build in build/bench/lttng/KVER
@@ -57,7 +57,7 @@ cmake --build build/bench -j2 --target magnetctl stream_drain >/dev/null
 export MAGNETCTL=$top/build/bench/magnetctl/magnetctl
 export MAGNET_TOOLS=$top/build/bench/tests/tools
 export MAGNET_BENCH_MODE=$mode
-[ "$mode" = full ] && limit=2700 || limit=900
+[ "$mode" = full ] && limit=5400 || limit=900
 
 rc=0
 for k in $kvers; do
@@ -79,7 +79,11 @@ for k in $kvers; do
 	rm -rf "$out"
 	mkdir -p "$out"
 	echo "bench: $k ($mode), results in $out"
+	# the host's load before and after: the VM's numbers are only as
+	# quiet as the machine that emulates it
+	{ echo "start=$(date -u +%FT%TZ) nproc=$(nproc) $(uptime)"; } >"$out/host-load.txt"
 	MAGNET_MODDIR=$mods ./scripts/vm-run.sh -o "$out" -t "$limit" "$k" bench/guest.sh || rc=1
+	{ echo "end=$(date -u +%FT%TZ) $(uptime)"; } >>"$out/host-load.txt"
 done
 python3 bench/report.py
 echo "bench: docs/benchmarks.md written"
