@@ -322,7 +322,8 @@ perturb() {
 	for rep in $(seq 1 "$P_REPS"); do
 		for cfg in $cfgs; do
 			if [ "$cfg" = none ]; then
-				rmmod magnet_bench magnet_net magnet
+				rmmod magnet_bench magnet_net && magnetfs_umount_all && rmmod magnet ||
+					bail_out "unload for the baseline"
 				perturb_one none "$rep"
 				insmod "$MAGNET_MODDIR/magnet.ko" && insmod "$MAGNET_MODDIR/magnet_net.ko" &&
 					insmod "$MAGNET_MODDIR/magnet_bench.ko" || bail_out "reload"

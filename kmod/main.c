@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * MAGNET core module: starts magnetk and the instrumentation database,
- * creates magnetfs and registers the control family.
+ * creates magnetfs, registers the control family and mounts magnetfs on
+ * /sys/kernel/magnet.
  */
 #include <linux/module.h>
 #include "internal.h"
@@ -28,6 +29,8 @@ static int __init magnet_init(void)
 		goto err_magnetfs;
 	pr_info("magnet %s loaded (abi %u)\n", MAGNET_VERSION,
 		MAGNET_ABI_VERSION);
+	/* after this nothing may fail: the mount holds a module reference */
+	magnetfs_automount();
 	return 0;
 
 err_magnetfs:

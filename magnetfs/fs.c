@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * magnetfs, the file system type: "mount -t magnetfs none /sys/kernel/magnet"
- * shows one file per stream, with the same operations as the debugfs files
+ * magnetfs, the file system type: mounted on /sys/kernel/magnet at load
+ * (automount.c) or by "mount -t magnetfs none DIR", it shows one file per
+ * stream, with the same operations as the debugfs files
  * /sys/kernel/debug/magnet/<stream> (magnetfs_stream_fops), so streams can
  * be read where debugfs is disabled or locked down.
  *
@@ -430,6 +431,11 @@ int magnetfs_fs_init(void)
 	else
 		magnetfs_mountpoint = true;
 	return 0;
+}
+
+bool magnetfs_fs_has_mountpoint(void)
+{
+	return magnetfs_mountpoint;
 }
 
 void magnetfs_fs_exit(void)

@@ -51,6 +51,10 @@ for k in $kernels; do
 		./scripts/vm-run.sh "$k" "$t"
 		result "$k $name" $?
 	done
+	# a kernel without debugfs (many production kernels): magnetfs alone
+	MAGNET_VM_APPEND=debugfs=off ./scripts/vm-run.sh \
+		-o "build/vm-results/$k/t_magnetfs-debugfs-off" "$k" tests/vm/t_magnetfs.sh
+	result "$k t_magnetfs with debugfs=off" $?
 done
 
 [ $fail -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"

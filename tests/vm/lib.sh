@@ -449,11 +449,29 @@ magnet_load() {
 	on_exit magnet_unload
 }
 
-# magnet_unload: rmmod what magnet_load loaded, in reverse order; 1 if any
-# rmmod failed (e.g. a stream still open).
+# magnetfs_umount_all: unmount every magnetfs mount, the one magnet.ko
+# made on /sys/kernel/magnet included (rmmod magnet is refused while one
+# exists); 1 if one stays (a file still open).
+magnetfs_umount_all() {
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		grep -q ' magnetfs ' /proc/mounts || return 0
+		umount -a -t magnetfs 2>/dev/null || sleep 0.3
+	done
+	! grep -q ' magnetfs ' /proc/mounts
+}
+
+# magnetfs_automounted: magnet.ko mounted magnetfs on /sys/kernel/magnet
+magnetfs_automounted() {
+	grep -q '^none /sys/kernel/magnet magnetfs ' /proc/mounts
+}
+
+# magnet_unload: rmmod what magnet_load loaded, in reverse order, after
+# unmounting magnetfs; 1 if any rmmod failed (e.g. a stream still open).
 magnet_unload() {
 	local i rc=0
 	for ((i = ${#_magnet_loaded[@]} - 1; i >= 0; i--)); do
+		[ "${_magnet_loaded[i]}" = magnet ] && { magnetfs_umount_all || rc=1; }
 		rmmod "${_magnet_loaded[i]}" || rc=1
 	done
 	_magnet_loaded=()

@@ -23,8 +23,7 @@ dmesg_mark
 
 netns_setup || bail_out "network namespaces"
 magnet_load || bail_out "cannot load the modules"
-mount -t magnetfs none /sys/kernel/magnet || bail_out "mount magnetfs"
-on_exit "umount /sys/kernel/magnet"
+magnetfs_automounted || bail_out "magnet.ko did not mount magnetfs on /sys/kernel/magnet"
 
 R=$MAGNET_RESULTS
 M=/sys/kernel/magnet

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# magnetfs, the file system type: mounted at /sys/kernel/magnet and at a
-# second directory (one shared superblock), streams appear and disappear in
-# both, reads and ioctls work through it, uid=/gid=/mode= and remount grant
-# a group read access, bad options are refused, a file open across deletion
+# magnetfs, the file system type: mounted by magnet.ko itself at
+# /sys/kernel/magnet (automount=0 does not) and by hand at a second
+# directory (one shared superblock), streams appear and disappear in both,
+# reads and ioctls work through it, uid=/gid=/mode= and remount grant a
+# group read access, bad options are refused, a file open across deletion
 # drains to EOF, and the module stays loaded while magnetfs is mounted.
 MAGNET_MODULES=${MAGNET_MODULES:-magnet}
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -91,11 +92,16 @@ PY
 # --- mount ----------------------------------------------------------
 grep -qw magnetfs /proc/filesystems && ok "magnetfs registered" || not_ok "magnetfs registered"
 [ -d $M1 ] && ok "$M1 exists" || not_ok "$M1 exists"
-check "stream create early (before any mount)" magnetctl stream create early
-check "mount -t magnetfs none $M1" mount -t magnetfs none $M1
+magnetfs_automounted && ok "magnet.ko mounted magnetfs on $M1" ||
+	not_ok "magnet.ko mounted magnetfs on $M1" "$(grep magnetfs /proc/mounts; dmesg | grep 'magnet:' | tail -3)"
+check_eq "one mount, default options" "1 none $M1 magnetfs rw,relatime" \
+	"$(grep -c ' magnetfs ' /proc/mounts) $(grep ' magnetfs ' /proc/mounts | cut -d' ' -f1-4)"
+dmesg | grep -q "magnet: magnetfs mounted on $M1" && ok "the kernel log says so" ||
+	not_ok "the kernel log says so" "$(dmesg | grep 'magnet:' | tail -3)"
+check "stream create early" magnetctl stream create early
 check "mount -t magnetfs none $M2" mount -t magnetfs none "$M2"
 check_eq "statfs type is MAGNETFS_MAGIC" 4d474e54 "$(stat -f -c %t $M1)"
-check_eq "a stream created before the mount is listed" early "$(listing $M1)"
+check_eq "a stream created before the second mount is listed there" early "$(listing "$M2")"
 check "stream create S" magnetctl stream create S
 # with debugfs (the usual case) netlink reports its file; without
 # (MAGNET_VM_APPEND=debugfs=off) the magnetfs one
@@ -193,8 +199,15 @@ check "rmmod magnet after umount" rmmod magnet
 grep -qw magnetfs /proc/filesystems && not_ok "magnetfs unregistered" || ok "magnetfs unregistered"
 [ -e $M1 ] && not_ok "$M1 removed" || ok "$M1 removed"
 check "insmod magnet again" insmod "$MAGNET_MODDIR/magnet.ko"
+magnetfs_automounted && ok "$M1 mounted again" || not_ok "$M1 mounted again" "$(grep magnetfs /proc/mounts)"
+if rmmod magnet 2>/dev/null; then not_ok "rmmod refused while the module's own mount exists"; else ok "rmmod refused while the module's own mount exists"; fi
+check "umount $M1" umount $M1
+check "rmmod magnet" rmmod magnet
+check "insmod magnet automount=0" insmod "$MAGNET_MODDIR/magnet.ko" automount=0
+check_eq "automount=0: nothing mounted" 0 "$(grep -c ' magnetfs ' /proc/mounts)"
+check_eq "the parameter reads back" N "$(cat /sys/module/magnet/parameters/automount)"
 [ -d $M1 ] && ok "$M1 back" || not_ok "$M1 back"
-check "mount after reload" mount -t magnetfs none $M1
+check "mount by hand" mount -t magnetfs none $M1
 check "umount after reload" umount $M1
 check "modules unload" magnet_unload
 check_dmesg_clean

@@ -161,6 +161,7 @@ wait_line "$(out w)" '^watching' 20 || diag "watcher: $(cat "$(out w)")"
 check_eq "watcher: watching" "0" "$(kv "$(out w)" watch)"
 check "rmmod magnet_net while a process watches (its synthesizers go)" rmmod magnet_net
 umount -l "$MFS"
+magnetfs_umount_all
 msg=$(rmmod magnet 2>&1)
 rc=$?
 check "rmmod magnet refused while the process holds the sockstat file" test $rc -ne 0
