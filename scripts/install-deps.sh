@@ -36,7 +36,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	libaio-dev liburing-dev fio libcmocka-dev sparse \
 	linux-image-amd64 linux-headers-amd64 \
 	qemu-system-x86 iproute2 iperf3 ethtool kmod busybox-static \
-	python3-pip python3-venv udev procps socat >/dev/null
+	python3-pip python3-venv python3-yaml udev procps socat >/dev/null
 $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	linux-image-amd64 linux-headers-amd64 >/dev/null 2>&1 || \
 $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports \
