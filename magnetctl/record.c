@@ -8,7 +8,14 @@
  * then flushes pending LOST records and drains what is left.  Reads are
  * asynchronous (libaio, RECORD_DEPTH in flight) under the file's read rule
  * (docs/IOCTL.md); at a stop the reads in flight are cancelled and what
- * they took is kept, then non-blocking reads drain the rest.
+ * they took is kept, then non-blocking reads under the rule (0, 0, 0)
+ * drain the rest.
+ *
+ * Without --watermark/--timeout/--min-events the rule batches: half of one
+ * CPU's ring, at most RECORD_WM_MAX, or RECORD_TIMEOUT_MS, whichever comes
+ * first.  The kernel's default rule (a read completes as soon as one
+ * record is there) wakes the recorder for nearly every event under load,
+ * and those wake-ups, not the records, are what the traced traffic pays.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +33,8 @@
 
 #define RECORD_BUF_SIZE	(1u << 20)
 #define RECORD_DEPTH	4
+#define RECORD_WM_MAX	(256u << 10)
+#define RECORD_TIMEOUT_MS 200
 
 static volatile sig_atomic_t record_stop;
 
@@ -35,6 +44,7 @@ struct recorder {
 	void *buf;
 	struct magnet_aio_reader *ar;
 	uint32_t watermark, timeout_ms, min_events;
+	bool rule_given;		/* any of the three options */
 	struct magnet_decoder *dec;
 	bool bad_data;			/* decoder complained once */
 	unsigned long long bytes, records, lost;
@@ -83,13 +93,19 @@ static bool magnetfs_path(const char *name, char *path, size_t len)
  * the file in /sys/kernel/magnet if magnetfs is mounted there, else the
  * path the kernel reports (debugfs).
  */
-static int resolve_stream(const char *stream, char *path, size_t len)
+/*
+ * The file of @stream; @ring gets one CPU's ring size when @stream is a
+ * name (0 for a path: unknown).
+ */
+static int resolve_stream(const char *stream, char *path, size_t len,
+			  uint64_t *ring)
 {
 	struct magnet_stream_info s;
 	struct magnet_ctl *h;
 	char what[96];
 	int ret;
 
+	*ring = 0;
 	if (strchr(stream, '/')) {
 		snprintf(path, len, "%s", stream);
 		return 0;
@@ -104,11 +120,13 @@ static int resolve_stream(const char *stream, char *path, size_t len)
 		ret = ret == -ENOENT ? (mc_ctl_error(h, ret, what), MC_EXIT_NOTLOADED) :
 				       mc_ctl_error(h, ret, what);
 	} else if (magnetfs_path(stream, path, len)) {
+		*ring = (uint64_t)s.subbuf_size * s.subbuf_count;
 		ret = 0;
 	} else if (!s.path[0]) {
 		mc_error("record %s: the kernel gave no stream path", stream);
 		ret = MC_EXIT_KERNEL;
 	} else {
+		*ring = (uint64_t)s.subbuf_size * s.subbuf_count;
 		snprintf(path, len, "%s", s.path);
 	}
 	magnet_ctl_close(h);
@@ -277,6 +295,13 @@ static int record_drain(struct recorder *r)
 			strerror(-err));
 	if (!magnet_stream_fd_stats(r->in, &st))
 		left = st.fill;
+	/* everything, below any watermark: a non-blocking read obeys the rule */
+	err = magnet_stream_set_watermark(r->in, 0);
+	if (!err)
+		err = magnet_stream_set_min_events(r->in, 0);
+	if (err)
+		fprintf(stderr, "magnetctl: record: warning: read rule for the drain: %s\n",
+			strerror(-err));
 	magnet_stream_set_nonblock(r->in, true);
 	do {
 		before = r->bytes;
@@ -315,6 +340,9 @@ static void print_summary(const struct recorder *r)
 		out_uint("bytes", NULL, r->bytes);
 		out_uint("records", NULL, r->records);
 		out_uint("lost", NULL, r->lost);
+		out_uint("watermark", NULL, r->watermark);
+		out_uint("timeout_ms", NULL, r->timeout_ms);
+		out_uint("min_events", NULL, r->min_events);
 		out_close_object();
 		return;
 	}
@@ -346,12 +374,15 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 		} else if (!strcmp(a, "--watermark")) {
 			if (++i >= argc || mc_parse_size(argv[i], &r->watermark))
 				return mc_usage_error("record: '%s' needs BYTES", a);
+			r->rule_given = true;
 		} else if (!strcmp(a, "--timeout")) {
 			if (++i >= argc || mc_parse_u32(argv[i], &r->timeout_ms))
 				return mc_usage_error("record: '%s' needs MS", a);
+			r->rule_given = true;
 		} else if (!strcmp(a, "--min-events")) {
 			if (++i >= argc || mc_parse_u32(argv[i], &r->min_events))
 				return mc_usage_error("record: '%s' needs N", a);
+			r->rule_given = true;
 		} else if (a[0] == '-' && a[1]) {
 			return mc_usage_error("record: unknown option '%s'", a);
 		} else if (!*stream) {
@@ -430,6 +461,7 @@ int do_record(int argc, char **argv)
 	const char *stream;
 	char path[256];
 	double duration;
+	uint64_t ring;
 	int ret;
 
 	if (argc > 0 && !strcmp(argv[0], "help")) {
@@ -439,13 +471,20 @@ int do_record(int argc, char **argv)
 	}
 	ret = parse_record_args(argc, argv, &stream, &r.out_path, &duration, &r);
 	if (!ret)
-		ret = resolve_stream(stream, path, sizeof(path));
+		ret = resolve_stream(stream, path, sizeof(path), &ring);
 	if (ret)
 		return ret;
+	if (!r.rule_given && ring) {
+		r.watermark = ring / 2 < RECORD_WM_MAX ? ring / 2 : RECORD_WM_MAX;
+		r.timeout_ms = RECORD_TIMEOUT_MS;
+	}
 	record_stop = 0;
 	install_signals();
 	ret = record_open(&r, path);
 	if (!ret) {
+		if (!out_json())
+			fprintf(stderr, "magnetctl: recording %s (watermark %u bytes, timeout %u ms, min-events %u)\n",
+				path, r.watermark, r.timeout_ms, r.min_events);
 		ret = record_run(&r, duration);
 		print_summary(&r);
 	} else if (r.out >= 0) {

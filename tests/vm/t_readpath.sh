@@ -117,6 +117,38 @@ check_eq "record --watermark --timeout --min-events stops cleanly on SIGINT" 0 $
 n=$(magnetctl dump "$R/wm.trace" 2>/dev/null | grep -c udp_send)
 [ "${n:-0}" -ge 500 ] && ok "record kept all 500 events ($n)" ||
 	not_ok "record kept all 500 events" "got $n"
+# send30: 30 udp_send events, about 1.5 KB: below any watermark used here
+send30() {
+	python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(30):
+    s.sendto(b"x", ("127.0.0.1", 9))
+'
+}
+# a tail below the watermark, no timeout in sight: the drain at SIGINT
+# still reads it (the rule is lifted for the drain)
+bg recd magnetctl record rp -o "$R/tail.trace" --watermark 4K --timeout 60000
+sleep 1
+send30
+kill -INT "${BG_PID[recd]}"
+bg_wait recd 20
+check_eq "record with a 60 s timeout stops at once on SIGINT" 0 $?
+check_eq "record kept the 30 events below the watermark" 30 \
+	"$(magnetctl dump "$R/tail.trace" 2>/dev/null | grep -c udp_send)"
+# without options record batches: half a CPU's ring (at most 256 KiB) or
+# 200 ms, and says so
+ring=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["subbuf_size"] * d["subbuf_count"])')
+wm=$((ring / 2 < 262144 ? ring / 2 : 262144))
+bg recdef "$MAGNETCTL" -j record rp -o "$R/def.trace"
+sleep 1
+send30
+kill -INT "${BG_PID[recdef]}"
+bg_wait recdef 20
+check_eq "record's default rule: watermark $wm, timeout 200 ms, min-events 0" "$wm 200 0" \
+	"$(python3 -c 'import json,sys; d=[json.loads(l) for l in sys.stdin if l.startswith("{")][-1]; print(d["watermark"], d["timeout_ms"], d["min_events"])' <"$(out recdef)" 2>&1)"
+check_eq "record's default rule kept the 30 events" 30 \
+	"$(magnetctl dump "$R/def.trace" 2>/dev/null | grep -c udp_send)"
 magnetctl record rp -o "$R/bad.trace" --watermark 1M >/dev/null 2>"$R/bad.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "read rule" "$R/bad.err" && ok "record refuses a watermark above the ring" ||
