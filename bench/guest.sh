@@ -244,15 +244,18 @@ lttng_start() {	# the same four layers as m4, as kprobes
 }
 
 perturb_one() {	# perturb_one CONFIG REP
-	local cfg=$1 rep=$2 tag="$1.$2" cpid="" t0 t1 ev="" prod=0 lost=0 ccpu=0 c0=0 c1=0 f
+	local cfg=$1 rep=$2 tag="$1.$2" cpid="" t0 t1 ev="" prod=0 lost=0 ccpu=0 c0=0 c1=0 f rule=""
 	case $cfg in
 	m1) ev=$EV1 ;; m2) ev=$EV2 ;; m3) ev=$EV3 ;; m4) ev=$EV4 ;;
+	# the kernel's default read rule: a read completes at the first record
+	m4eager) ev=$EV4 rule="--watermark 0" ;;
 	esac
 	if [ -n "$ev" ]; then
 		magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
 		# shellcheck disable=SC2086
 		magnetctl probe enable $ev stream net >/dev/null || bail_out "enable $ev"
-		"$MAGNETCTL" record net -o "$TMPD/net.trace" >"$RAW/$tag.record.out" 2>&1 &
+		# shellcheck disable=SC2086
+		"$MAGNETCTL" record net -o "$TMPD/net.trace" $rule >"$RAW/$tag.record.out" 2>&1 &
 		cpid=$!
 		sleep 0.3
 	elif [ "$cfg" = tcpdump ]; then
@@ -309,7 +312,7 @@ perturb_one() {	# perturb_one CONFIG REP
 }
 
 perturb() {
-	local rep cfg cfgs="none loaded m1 m2 m3 m4 tcpdump"
+	local rep cfg cfgs="none loaded m1 m2 m3 m4 m4eager tcpdump"
 	command -v tcpdump >/dev/null || cfgs=${cfgs/tcpdump/}
 	command -v bpftrace >/dev/null && cfgs="$cfgs bpftrace"
 	if lttng_setup >"$RAW/lttng-setup.out" 2>&1; then
@@ -424,9 +427,10 @@ loss() {
 #     2 x 128 KiB per CPU, drained by magnetctl record with several
 #     watermark / timeout / minimum-count settings
 # ------------------------------------------------------------------
-LOSSRULES="none wm4K wm64K wm64K-t10 wm64K-t100 me1000-t100"
+LOSSRULES="eager none wm4K wm64K wm64K-t10 wm64K-t100 me1000-t100"
 rule_args() {	# rule_args NAME: magnetctl record options
 	case $1 in
+	eager) echo "--watermark 0" ;;
 	none) ;;
 	wm4K) echo "--watermark 4K" ;;
 	wm64K) echo "--watermark 64K" ;;

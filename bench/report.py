@@ -81,7 +81,7 @@ def short(kver):
     return kver.split("-")[0].split("+")[0]
 
 
-PERTURB_ORDER = ["none", "loaded", "m1", "m2", "m3", "m4", "tcpdump", "bpftrace", "lttng"]
+PERTURB_ORDER = ["none", "loaded", "m1", "m2", "m3", "m4", "m4eager", "tcpdump", "bpftrace", "lttng"]
 PERTURB_DESC = {
     "none": "no monitoring (no MAGNET module loaded)",
     "loaded": "MAGNET loaded, probes off",
@@ -89,6 +89,7 @@ PERTURB_DESC = {
     "m2": "MAGNET, 2 events (+ udp_send)",
     "m3": "MAGNET, 3 events (+ ip_send)",
     "m4": "MAGNET, 4 events (+ dev_send)",
+    "m4eager": "MAGNET, 4 events, record --watermark 0 (a read per record)",
     "tcpdump": "tcpdump -s 96 -w FILE on the sender's veth",
     "bpftrace": "bpftrace, same 4 hooks, printf to a file",
     "lttng": "LTTng 2.13 kernel tracing, 4 kprobe events, to a file",
@@ -279,7 +280,7 @@ def lossrule_section(kvers):
             rs = g[key]
             lp = [fnum(r["loss_pct"]) for r in rs]
             md.append("| %s | %d | %.0f | %.3f (%s) | %.1f |" % (
-                key[1].replace("_", " ") or "(none: the defaults)", len(rs),
+                key[1].replace("_", " ") or "(none: record's default, half a CPU's ring or 200 ms)", len(rs),
                 med([fnum(r["produced"]) for r in rs]), med(lp), spread(lp, "%.3f"),
                 med([fnum(r["goodput_mbps"]) for r in rs])))
     return "\n".join(md)
@@ -433,13 +434,13 @@ def findings(kvers):
         if ("none",) in pr:
             base = med([fnum(r["goodput_mbps"]) for r in pr[("none",)]])
             parts = []
-            for c in ["loaded", "m1", "m4", "tcpdump", "bpftrace", "lttng"]:
+            for c in ["loaded", "m1", "m4", "m4eager", "tcpdump", "bpftrace", "lttng"]:
                 if (c,) in pr:
                     rs = pr[(c,)]
                     parts.append("%s %.2f" % (c, med([fnum(r["goodput_mbps"]) for r in rs]) / base))
             lines.append("goodput relative to no monitoring (baseline %.0f Mb/s): %s" % (base, ", ".join(parts)))
             parts = []
-            for c in ["m4", "tcpdump", "bpftrace", "lttng"]:
+            for c in ["m4", "m4eager", "tcpdump", "bpftrace", "lttng"]:
                 if (c,) in pr:
                     parts.append("%s %.1f %%" % (c, med([fnum(r["consumer_cpu"]) for r in pr[(c,)]])))
             if parts:
