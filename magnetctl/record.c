@@ -277,32 +277,19 @@ static size_t ring_bytes(const void *buf, size_t n)
  * After a stop: write pending LOST records, then read what was in the
  * rings at that moment, and no more: a probe that keeps firing (the
  * recorder's own writes trigger scheduler and file events) must not keep
- * the recorder alive.
+ * the recorder alive.  A full ring has no room for its LOST record at the
+ * flush; it is written once the drain has made room, so flush and drain
+ * again while the file has fewer losses than the stream counts (a few
+ * rounds at most).
  */
-static int record_drain(struct recorder *r)
-{
-	struct magnet_stream_stats st;
-	unsigned long long left = ~0ULL;
-	int ret, code, err;
-	size_t before;
+#define RECORD_DRAIN_ROUNDS 4
 
-	code = record_cancel(r);
-	if (code)
-		return code;
-	err = magnet_stream_fd_flush(r->in);
-	if (err)
-		fprintf(stderr, "magnetctl: record: warning: flush: %s\n",
-			strerror(-err));
-	if (!magnet_stream_fd_stats(r->in, &st))
-		left = st.fill;
-	/* everything, below any watermark: a non-blocking read obeys the rule */
-	err = magnet_stream_set_watermark(r->in, 0);
-	if (!err)
-		err = magnet_stream_set_min_events(r->in, 0);
-	if (err)
-		fprintf(stderr, "magnetctl: record: warning: read rule for the drain: %s\n",
-			strerror(-err));
-	magnet_stream_set_nonblock(r->in, true);
+/* Read what the rings held at the last flush; 0 or an exit code. */
+static int drain_once(struct recorder *r, unsigned long long left)
+{
+	size_t before;
+	int ret, code;
+
 	do {
 		before = r->bytes;
 		ret = read_once(r, &code);
@@ -314,6 +301,38 @@ static int record_drain(struct recorder *r)
 			left = got >= left ? 0 : left - got;
 		}
 	} while ((ret > 0 && left) || ret == -EINTR);
+	return 0;
+}
+
+static int record_drain(struct recorder *r)
+{
+	struct magnet_stream_stats st;
+	int round, code, err;
+	bool have_st;
+
+	code = record_cancel(r);
+	if (code)
+		return code;
+	/* everything, below any watermark: a non-blocking read obeys the rule */
+	err = magnet_stream_set_watermark(r->in, 0);
+	if (!err)
+		err = magnet_stream_set_min_events(r->in, 0);
+	if (err)
+		fprintf(stderr, "magnetctl: record: warning: read rule for the drain: %s\n",
+			strerror(-err));
+	magnet_stream_set_nonblock(r->in, true);
+	for (round = 0; round < RECORD_DRAIN_ROUNDS; round++) {
+		err = magnet_stream_fd_flush(r->in);
+		if (err)
+			fprintf(stderr, "magnetctl: record: warning: flush: %s\n",
+				strerror(-err));
+		have_st = !magnet_stream_fd_stats(r->in, &st);
+		code = drain_once(r, have_st ? st.fill : ~0ULL);
+		if (code)
+			return code;
+		if (!have_st || r->lost >= st.lost)
+			break;
+	}
 	return 0;
 }
 
