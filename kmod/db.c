@@ -372,6 +372,14 @@ static void magnet_db_stream_kill(struct magnet_stream *s)
 	magnet_synths_stream_gone(s);
 	/* correlators writing into @s: their last records go in first */
 	magnet_corrs_stream_gone(s);
+	/*
+	 * Application writers (write(2), magnetfs/stream_write.c) write under
+	 * rcu_read_lock() and refuse a closing stream: after this grace period
+	 * no writer is left, so the flush below is the rings' last write and
+	 * a reader may finish a dead ring's LOST accounting itself.
+	 */
+	WRITE_ONCE(s->closing, true);
+	synchronize_rcu();
 	/* losses up to now reach the readers, who drain and then see EOF */
 	magnet_stream_flush(s);
 	magnetfs_remove_stream(s);

@@ -43,6 +43,7 @@ struct magnet_stream {
 	bool frozen;			/* overwrite: snapshot; read_lock */
 	unsigned int nr_probes;		/* db.lock */
 	bool dead;			/* deleted; readers drain then EOF */
+	bool closing;			/* being deleted: write(2) refused */
 
 	struct mutex read_lock;		/* serializes readers */
 	wait_queue_head_t wq;

@@ -188,6 +188,40 @@ void magnet_ring_flush_lost(struct magnet_ring *r, u64 now)
 		ring_write_lost(r, p, now);
 }
 
+/*
+ * A ring whose writers are gone (its stream deleted) may still owe a LOST
+ * record: the flush at deletion finds no room in a full ring.  Once the
+ * reader has taken everything else, hand that record to it directly, so a
+ * reader that drains to end of file sees every loss.  Returns the bytes
+ * copied (0: nothing owed, or *@need set when @len cannot hold it) or
+ * -EFAULT.  Reader side only, under the stream's read mutex.
+ */
+ssize_t magnet_ring_read_lost_tail(struct magnet_ring *r, char __user *ubuf,
+				   size_t len, u32 *need, u64 now)
+{
+	u64 rec[(LOST_REC_SIZE + sizeof(u64) - 1) / sizeof(u64)];
+	struct magnet_rec_hdr *h = (void *)rec;
+	struct magnet_lost *l = (void *)rec + MAGNET_REC_HDR_SIZE;
+
+	magnet_ring_sync_nmi(r);
+	if (!r->lost_pending || READ_ONCE(r->bytes) != r->bytes_read)
+		return 0;
+	if (len < LOST_REC_SIZE) {
+		*need = LOST_REC_SIZE;
+		return 0;
+	}
+	memset(rec, 0, sizeof(rec));
+	h->size = LOST_REC_SIZE;
+	h->event = MAGNET_EVENT_LOST;
+	h->cpu = r->cpu >= 0 ? r->cpu : raw_smp_processor_id();
+	h->timestamp = now;
+	l->count = r->lost_pending;
+	if (copy_to_user(ubuf, rec, LOST_REC_SIZE))
+		return -EFAULT;
+	r->lost_pending = 0;
+	return LOST_REC_SIZE;
+}
+
 /* Readable bytes of sub-buffer @seq from the reader's offset on. */
 static unsigned long ring_limit(struct magnet_ring *r, unsigned long seq,
 				unsigned long wseq)

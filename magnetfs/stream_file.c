@@ -247,23 +247,44 @@ static ssize_t reader_copy_meta(struct magnet_reader *rd, char __user *ubuf,
 	return n;
 }
 
+/*
+ * Read one ring; a deleted stream's ring (no writer left: @dead was read
+ * after the last writer) then also gives the LOST record it still owes.
+ */
+static ssize_t reader_drain_ring(struct magnet_ring *r, bool dead,
+				 char __user *ubuf, size_t len, u32 *need)
+{
+	ssize_t got = magnet_ring_read(r, ubuf, len, need), tail;
+
+	if (got < 0 || !dead || *need)
+		return got;
+	tail = magnet_ring_read_lost_tail(r, ubuf + got, len - got, need,
+					  ktime_get_mono_fast_ns());
+	if (tail < 0)
+		return got ? got : tail;
+	return got + tail;
+}
+
 static ssize_t reader_drain(struct magnet_reader *rd, char __user *ubuf,
 			    size_t len, u32 *need)
 {
 	unsigned int i, n = nr_cpu_ids;
+	bool dead = READ_ONCE(rd->s->dead);
 	size_t done = 0;
 
+	/* dead: every writer's stores to the rings are visible from here on */
+	smp_rmb();
 	/* one ring in global order */
 	if (rd->s->gring)
-		return magnet_ring_read(rd->s->gring, ubuf, len, need);
+		return reader_drain_ring(rd->s->gring, dead, ubuf, len, need);
 	for (i = 0; i < n && !*need; i++) {
 		unsigned int cpu = (rd->next_cpu + i) % n;
 		ssize_t got;
 
 		if (!cpu_possible(cpu))
 			continue;
-		got = magnet_ring_read(per_cpu_ptr(rd->s->rings, cpu),
-				       ubuf + done, len - done, need);
+		got = reader_drain_ring(per_cpu_ptr(rd->s->rings, cpu), dead,
+					ubuf + done, len - done, need);
 		if (got < 0)
 			return done ? done : got;
 		done += got;

@@ -95,8 +95,16 @@ ssize_t magnetfs_stream_write(struct magnet_stream *s, const char __user *ubuf,
 			return -EINVAL;
 		}
 	}
+	/* deletion waits for this section before its last flush (db.c) */
+	rcu_read_lock();
+	if (READ_ONCE(s->closing)) {
+		rcu_read_unlock();
+		kvfree(buf);
+		return -ENOENT;
+	}
 	for (off = 0; off < len; off += MAGNET_APP_REC_SIZE)
 		app_rec_write(s, (const void *)(buf + off));
+	rcu_read_unlock();
 	atomic64_add(len / MAGNET_APP_REC_SIZE, &s->app_events);
 	kvfree(buf);
 	/* task context: evaluate the readers' rules directly, once */
