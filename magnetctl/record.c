@@ -391,8 +391,13 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 				return mc_usage_error("record: bad duration '%s' (seconds > 0)",
 						      argv[i]);
 		} else if (!strcmp(a, "--watermark")) {
-			if (++i >= argc || mc_parse_size(argv[i], &r->watermark))
+			if (++i >= argc)
 				return mc_usage_error("record: '%s' needs BYTES", a);
+			/* 0: a read completes at the first record */
+			if (strcmp(argv[i], "0") &&
+			    mc_parse_size(argv[i], &r->watermark))
+				return mc_usage_error("record: bad watermark '%s' (BYTES, K/M/G suffixes, or 0)",
+						      argv[i]);
 			r->rule_given = true;
 		} else if (!strcmp(a, "--timeout")) {
 			if (++i >= argc || mc_parse_u32(argv[i], &r->timeout_ms))

@@ -149,6 +149,16 @@ check_eq "record's default rule: watermark $wm, timeout 200 ms, min-events 0" "$
 	"$(python3 -c 'import json,sys; d=[json.loads(l) for l in sys.stdin if l.startswith("{")][-1]; print(d["watermark"], d["timeout_ms"], d["min_events"])' <"$(out recdef)" 2>&1)"
 check_eq "record's default rule kept the 30 events" 30 \
 	"$(magnetctl dump "$R/def.trace" 2>/dev/null | grep -c udp_send)"
+# --watermark 0: the kernel's rule, a read per record
+bg rec0 "$MAGNETCTL" -j record rp -o "$R/wm0.trace" --watermark 0
+sleep 1
+send30
+kill -INT "${BG_PID[rec0]}"
+bg_wait rec0 20
+check_eq "record --watermark 0: the kernel's rule (watermark 0, no timeout)" "0 0 0" \
+	"$(python3 -c 'import json,sys; d=[json.loads(l) for l in sys.stdin if l.startswith("{")][-1]; print(d["watermark"], d["timeout_ms"], d["min_events"])' <"$(out rec0)" 2>&1)"
+check_eq "record --watermark 0 kept the 30 events" 30 \
+	"$(magnetctl dump "$R/wm0.trace" 2>/dev/null | grep -c udp_send)"
 magnetctl record rp -o "$R/bad.trace" --watermark 1M >/dev/null 2>"$R/bad.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "read rule" "$R/bad.err" && ok "record refuses a watermark above the ring" ||
