@@ -11,10 +11,12 @@
  * -n sets TCP_NODELAY.  Each write() is a single call for the whole
  * buffer, so the socket layer sees COUNT sends of SIZE bytes.
  * At the end it half-closes, waits (bounded) for the peer to close, and
- * prints "sent=<bytes> writes=<n> elapsed_ms=<ms>".  Exit 0 on success.
+ * prints "sent=<bytes> writes=<n> elapsed_ms=<ms> retrans_bytes=<n>" (the
+ * socket's tcpi_bytes_retrans: data the kernel sent twice, e.g. a tail
+ * loss probe when the host is slow).  Exit 0 on success.
  */
 #include "tool_common.h"
-#include <netinet/tcp.h>
+#include <linux/tcp.h>		/* struct tcp_info with tcpi_bytes_retrans */
 #include <poll.h>
 
 static void usage(void)
@@ -26,7 +28,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	unsigned long long size = 10240, interval_ms = 20, wait_s = 5, count;
-	unsigned long long sent = 0, writes = 0;
+	unsigned long long sent = 0, writes = 0, retrans = 0;
 	struct sockaddr_in sa;
 	struct timespec next;
 	uint64_t t0, deadline;
@@ -128,8 +130,18 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	{
+		struct tcp_info ti;
+		socklen_t tl = sizeof(ti);
+
+		memset(&ti, 0, sizeof(ti));
+		if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) < 0)
+			die("TCP_INFO:");
+		retrans = ti.tcpi_bytes_retrans;
+	}
 	close(fd);
-	printf("sent=%llu writes=%llu elapsed_ms=%llu\n", sent, writes,
-	       (unsigned long long)((now_ns() - t0) / 1000000));
+	printf("sent=%llu writes=%llu elapsed_ms=%llu retrans_bytes=%llu\n", sent,
+	       writes, (unsigned long long)((now_ns() - t0) / 1000000),
+	       (unsigned long long)retrans);
 	return 0;
 }
