@@ -493,6 +493,12 @@ int do_record(int argc, char **argv)
 		       "                        [--timeout MS] [--min-events N]\n");
 		return MC_EXIT_OK;
 	}
+	/*
+	 * First of all: a stop asked for while the stream is resolved must
+	 * count (a background job of a shell starts with SIGINT ignored).
+	 */
+	record_stop = 0;
+	install_signals();
 	ret = parse_record_args(argc, argv, &stream, &r.out_path, &duration, &r);
 	if (!ret)
 		ret = resolve_stream(stream, path, sizeof(path), &ring);
@@ -502,8 +508,6 @@ int do_record(int argc, char **argv)
 		r.watermark = ring / 2 < RECORD_WM_MAX ? ring / 2 : RECORD_WM_MAX;
 		r.timeout_ms = RECORD_TIMEOUT_MS;
 	}
-	record_stop = 0;
-	install_signals();
 	ret = record_open(&r, path);
 	if (!ret) {
 		if (!out_json())

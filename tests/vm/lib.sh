@@ -273,6 +273,13 @@ bg_wait() {
 	wait "$pid"
 }
 
+# record_started NAME [SECONDS]: wait until the "magnetctl record" started
+# as bg job NAME says "recording" (its stream is open, SIGINT handled: a
+# background job starts with SIGINT ignored until magnetctl sets it).
+record_started() {
+	wait_line "$MAGNET_RESULTS/$1.out" '^magnetctl: recording ' "${2:-20}"
+}
+
 # out NAME: path of a bg job's output file.
 out() {
 	echo "$MAGNET_RESULTS/$1.out"

@@ -28,6 +28,7 @@ R=$MAGNET_RESULTS
 check "stream create hp1 (256 KiB x 4)" magnetctl stream create hp1 subbuf-size 256K subbuf-count 4
 check "enable sched_fork, sched_exit into hp1" magnetctl probe enable sched_fork sched_exit stream hp1
 bg rec1 "$MAGNETCTL" record hp1 -o "$R/hp1.trace"
+record_started rec1 || diag "rec1: $(cat "$(out rec1)")"
 sleep 0.3
 check "CPU 1 offline" sh -c "echo 0 > $CPU1"
 check_eq "CPU 1 is offline" 0 "$(cat $CPU1)"
@@ -35,6 +36,7 @@ check_eq "CPU 1 is offline" 0 "$(cat $CPU1)"
 check "stream create hp2 while CPU 1 is offline" magnetctl stream create hp2 subbuf-size 256K subbuf-count 4
 check "enable sched_switch into hp2" magnetctl probe enable sched_switch stream hp2
 bg rec2 "$MAGNETCTL" record hp2 -o "$R/hp2.trace"
+record_started rec2 || diag "rec2: $(cat "$(out rec2)")"
 sleep 0.3
 check "CPU 1 online again" sh -c "echo 1 > $CPU1"
 sleep 0.2
@@ -94,6 +96,7 @@ if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ]; then
 	_magnet_loaded+=(magnet_selftest)
 	check "stream create hp3 (1 MiB x 2)" magnetctl stream create hp3 subbuf-size 1M subbuf-count 2
 	bg rec3 "$MAGNETCTL" record hp3 -o "$R/hp3.trace"
+	record_started rec3 || diag "rec3: $(cat "$(out rec3)")"
 	sleep 0.3
 	check "enable selftest into hp3" magnetctl probe enable selftest stream hp3
 	check "CPU 1 offline with selftest enabled" sh -c "echo 0 > $CPU1"
@@ -106,6 +109,7 @@ if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ]; then
 	check_eq "the hp3 recorder stops cleanly" 0 $?
 	check "stream create hp4 (1 MiB x 2) after the online" magnetctl stream create hp4 subbuf-size 1M subbuf-count 2
 	bg rec4 "$MAGNETCTL" record hp4 -o "$R/hp4.trace"
+	record_started rec4 || diag "rec4: $(cat "$(out rec4)")"
 	sleep 0.3
 	check "enable selftest into hp4: a producer on each online CPU" magnetctl probe enable selftest stream hp4
 	check "the producers finish again" producers_done
