@@ -11,7 +11,7 @@
 # bench/results/*/ into docs/benchmarks.md and docs/img/bench-*.png.
 #
 # --quick (default): fewer repetitions and shorter runs, about 10 minutes
-# for one kernel (more on a busy host or with LTTng).  --full: >= 5 repetitions of everything, about 60 minutes
+# for one kernel (more on a busy host or with LTTng).  --full: >= 5 repetitions of everything, 70 minutes or more
 # per kernel.  --lttng: also build lttng-modules (bench/lttng-build.sh,
 # 10-20 minutes per kernel, needs network for the clone) and add LTTng to
 # the perturbation experiment; a previous build in build/bench/lttng/KVER
