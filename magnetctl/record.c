@@ -91,11 +91,8 @@ static bool magnetfs_path(const char *name, char *path, size_t len)
 /*
  * Resolve STREAM: a path if it contains '/', else ask the kernel, and take
  * the file in /sys/kernel/magnet if magnetfs is mounted there, else the
- * path the kernel reports (debugfs).
- */
-/*
- * The file of @stream; @ring gets one CPU's ring size when @stream is a
- * name (0 for a path: unknown).
+ * path the kernel reports (debugfs).  @ring gets one CPU's ring size
+ * when STREAM is a name (0 for a path: unknown).
  */
 static int resolve_stream(const char *stream, char *path, size_t len,
 			  uint64_t *ring)
