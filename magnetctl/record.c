@@ -117,16 +117,16 @@ static int resolve_stream(const char *stream, char *path, size_t len,
 		ret = ret == -ENOENT ? (mc_ctl_error(h, ret, what), MC_EXIT_NOTLOADED) :
 				       mc_ctl_error(h, ret, what);
 	} else if (magnetfs_path(stream, path, len)) {
-		*ring = (uint64_t)s.subbuf_size * s.subbuf_count;
 		ret = 0;
 	} else if (!s.path[0]) {
 		mc_error("record %s: the kernel gave no stream path", stream);
 		ret = MC_EXIT_KERNEL;
 	} else {
-		*ring = (uint64_t)s.subbuf_size * s.subbuf_count;
 		snprintf(path, len, "%s", s.path);
 	}
 	magnet_ctl_close(h);
+	if (!ret)	/* resolved by name: the geometry is known */
+		*ring = (uint64_t)s.subbuf_size * s.subbuf_count;
 	return ret;
 }
 

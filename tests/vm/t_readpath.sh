@@ -140,25 +140,30 @@ check_eq "record kept the 30 events below the watermark" 30 \
 # 200 ms, and says so
 ring=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["subbuf_size"] * d["subbuf_count"])')
 wm=$((ring / 2 < 262144 ? ring / 2 : 262144))
-bg recdef "$MAGNETCTL" -j record rp -o "$R/def.trace"
-sleep 1
-send30
-kill -INT "${BG_PID[recdef]}"
-bg_wait recdef 20
-check_eq "record's default rule: watermark $wm, timeout 200 ms, min-events 0" "$wm 200 0" \
-	"$(python3 -c 'import json,sys; d=[json.loads(l) for l in sys.stdin if l.startswith("{")][-1]; print(d["watermark"], d["timeout_ms"], d["min_events"])' <"$(out recdef)" 2>&1)"
+# rec30 NAME [OPTIONS]: magnetctl -j record rp into $R/NAME.trace around
+# send30, stopped by SIGINT; rule_of NAME: "watermark timeout min-events"
+# from its JSON summary
+rec30() {
+	local name=$1
+	shift
+	bg "$name" "$MAGNETCTL" -j record rp -o "$R/$name.trace" "$@"
+	sleep 1
+	send30
+	kill -INT "${BG_PID[$name]}"
+	bg_wait "$name" 20
+}
+rule_of() {
+	python3 -c 'import json,sys; d=[json.loads(l) for l in sys.stdin if l.startswith("{")][-1]; print(d["watermark"], d["timeout_ms"], d["min_events"])' <"$(out "$1")" 2>&1
+}
+rec30 recdef
+check_eq "record's default rule: watermark $wm, timeout 200 ms, min-events 0" "$wm 200 0" "$(rule_of recdef)"
 check_eq "record's default rule kept the 30 events" 30 \
-	"$(magnetctl dump "$R/def.trace" 2>/dev/null | grep -c udp_send)"
+	"$(magnetctl dump "$R/recdef.trace" 2>/dev/null | grep -c udp_send)"
 # --watermark 0: the kernel's rule, a read per record
-bg rec0 "$MAGNETCTL" -j record rp -o "$R/wm0.trace" --watermark 0
-sleep 1
-send30
-kill -INT "${BG_PID[rec0]}"
-bg_wait rec0 20
-check_eq "record --watermark 0: the kernel's rule (watermark 0, no timeout)" "0 0 0" \
-	"$(python3 -c 'import json,sys; d=[json.loads(l) for l in sys.stdin if l.startswith("{")][-1]; print(d["watermark"], d["timeout_ms"], d["min_events"])' <"$(out rec0)" 2>&1)"
+rec30 rec0 --watermark 0
+check_eq "record --watermark 0: the kernel's rule (watermark 0, no timeout)" "0 0 0" "$(rule_of rec0)"
 check_eq "record --watermark 0 kept the 30 events" 30 \
-	"$(magnetctl dump "$R/wm0.trace" 2>/dev/null | grep -c udp_send)"
+	"$(magnetctl dump "$R/rec0.trace" 2>/dev/null | grep -c udp_send)"
 magnetctl record rp -o "$R/bad.trace" --watermark 1M >/dev/null 2>"$R/bad.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "read rule" "$R/bad.err" && ok "record refuses a watermark above the ring" ||
