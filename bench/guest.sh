@@ -30,8 +30,8 @@ KV=$(uname -r)
 if [ "$mode" = full ]; then
 	MICRO_REPS=5 MICRO_N=20000
 	P_REPS=5 P_DUR=10
-	D_REPS=5 D_MS=5000
-	L_REPS=5 L_DUR=10
+	D_REPS=5 D_MS=3000
+	L_REPS=5 L_DUR=6
 else
 	MICRO_REPS=3 MICRO_N=20000
 	P_REPS=2 P_DUR=2

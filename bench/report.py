@@ -280,7 +280,7 @@ def lossrule_section(kvers):
             rs = g[key]
             lp = [fnum(r["loss_pct"]) for r in rs]
             md.append("| %s | %d | %.0f | %.3f (%s) | %.1f |" % (
-                key[1].replace("_", " ") or "(none: record's default, half a CPU's ring or 200 ms)", len(rs),
+                key[1].replace("_", " ") or "(none: record's default, a quarter of a CPU's ring or 200 ms)", len(rs),
                 med([fnum(r["produced"]) for r in rs]), med(lp), spread(lp, "%.3f"),
                 med([fnum(r["goodput_mbps"]) for r in rs])))
     return "\n".join(md)

@@ -11,11 +11,15 @@
  * they took is kept, then non-blocking reads under the rule (0, 0, 0)
  * drain the rest.
  *
- * Without --watermark/--timeout/--min-events the rule batches: half of one
- * CPU's ring, at most RECORD_WM_MAX, or RECORD_TIMEOUT_MS, whichever comes
- * first.  The kernel's default rule (a read completes as soon as one
+ * Without --watermark/--timeout/--min-events the rule batches: a quarter
+ * of one CPU's ring, at most RECORD_WM_MAX, or RECORD_TIMEOUT_MS, whichever
+ * comes first.  The kernel's default rule (a read completes as soon as one
  * record is there) wakes the recorder for nearly every event under load,
  * and those wake-ups, not the records, are what the traced traffic pays.
+ * A quarter, not a half: with two sub-buffers a half-ring watermark leaves
+ * the writer one sub-buffer of slack while the woken recorder gets to run,
+ * and a UDP flood into 2 x 128 KiB lost 6.6 % of its events that way on
+ * 6.12 (0.3 % at a quarter; docs/benchmarks.md, read-rule table).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -502,7 +506,7 @@ int do_record(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (!r.rule_given && ring) {
-		r.watermark = ring / 2 < RECORD_WM_MAX ? ring / 2 : RECORD_WM_MAX;
+		r.watermark = ring / 4 < RECORD_WM_MAX ? ring / 4 : RECORD_WM_MAX;
 		r.timeout_ms = RECORD_TIMEOUT_MS;
 	}
 	ret = record_open(&r, path);

@@ -136,10 +136,10 @@ bg_wait recd 20
 check_eq "record with a 60 s timeout stops at once on SIGINT" 0 $?
 check_eq "record kept the 30 events below the watermark" 30 \
 	"$(magnetctl dump "$R/tail.trace" 2>/dev/null | grep -c udp_send)"
-# without options record batches: half a CPU's ring (at most 256 KiB) or
+# without options record batches: a quarter of a CPU's ring (at most 256 KiB) or
 # 200 ms, and says so
 ring=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["subbuf_size"] * d["subbuf_count"])')
-wm=$((ring / 2 < 262144 ? ring / 2 : 262144))
+wm=$((ring / 4 < 262144 ? ring / 4 : 262144))
 # rec30 NAME [OPTIONS]: magnetctl -j record rp into $R/NAME.trace around
 # send30, stopped by SIGINT; rule_of NAME: "watermark timeout min-events"
 # from its JSON summary
