@@ -215,7 +215,7 @@ static struct magnet_point *lookup_point(struct genl_info *info,
 	if (!na && !ni) {
 		magnet_set_err(info->extack, info->attrs[MAGNET_A_SYNTH],
 			       "a probe name or ID is required");
-		return NULL;
+		return ERR_PTR(-EINVAL);
 	}
 	pt = na ? magnet_db_find_point(nla_data(na), 0) :
 		  magnet_db_find_point(NULL, nla_get_u32(ni));
@@ -226,13 +226,13 @@ static struct magnet_point *lookup_point(struct genl_info *info,
 		else
 			magnet_set_err(info->extack, ni, "no probe with ID %u",
 				       nla_get_u32(ni));
-		return NULL;
+		return ERR_PTR(-ENOENT);
 	}
 	if (na && ni && pt->id != nla_get_u32(ni)) {
 		magnet_set_err(info->extack, ni,
 			       "probe '%s' has ID %u, not %u", pt->desc->name,
 			       pt->id, nla_get_u32(ni));
-		return NULL;
+		return ERR_PTR(-EINVAL);
 	}
 	return pt;
 }
@@ -382,8 +382,8 @@ static int do_synth_new(struct genl_info *info)
 		return -EINVAL;
 	}
 	pt = lookup_point(info, tb);
-	if (!pt)
-		return -ENOENT;
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
 	a = tb[MAGNET_SYNTH_A_STREAM];
 	if (!a) {
 		magnet_set_err(info->extack, info->attrs[MAGNET_A_SYNTH],
@@ -580,8 +580,9 @@ int magnet_nl_synth_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			}
 			sy = magnet_synth_find(nla_data(tb[MAGNET_SYNTH_A_NAME]));
 			if (!sy) {
-				NL_SET_ERR_MSG(cb->extack,
-					       "no synthesizer of that name");
+				magnet_set_err(cb->extack, tb[MAGNET_SYNTH_A_NAME],
+					       "no synthesizer named '%s'",
+					       (char *)nla_data(tb[MAGNET_SYNTH_A_NAME]));
 				err = -ENOENT;
 				goto fail;
 			}

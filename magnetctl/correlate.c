@@ -20,7 +20,7 @@ static int corr_help(void)
 	       "       magnetctl correlate del NAME\n"
 	       "       magnetctl correlate list\n"
 	       "       magnetctl correlate show NAME\n"
-	       "STEP     := POINT[|POINT]...   (2 to 8 steps, up to 4 points each)\n"
+	       "STEP     := POINT[|POINT]...   (2 to 8 steps, up to 4 points each: the kernel checks)\n"
 	       "POINT    := { NAME | ID }\n"
 	       "DURATION := NUMBER[ns|us|ms|s] (default ns)\n"
 	       "Per abstract ID, events of the chain's steps in time order within the\n"

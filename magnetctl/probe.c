@@ -132,12 +132,13 @@ static int set_one(struct magnet_ctl *h, const char *arg, const char *stream,
 
 	if (!err)
 		return 0;
-	snprintf(buf, sizeof(buf), "probe %s %s", what, arg);
-	mc_ctl_error(h, err, buf);
+	/* one error (one JSON object with -j), naming what was done before */
 	if (done > 0)
-		fprintf(stderr, "magnetctl: stopped after %d probe(s) %sd\n",
-			done, what);
-	return MC_EXIT_KERNEL;
+		snprintf(buf, sizeof(buf), "probe %s %s (stopped there, after %d probe(s) %sd)",
+			 what, arg, done, what);
+	else
+		snprintf(buf, sizeof(buf), "probe %s %s", what, arg);
+	return mc_ctl_error(h, err, buf);
 }
 
 /* "all": every probe (enable), every enabled probe (disable). */

@@ -20,7 +20,7 @@ static int stream_help(void)
 	       "       magnetctl stream flush NAME\n"
 	       "       magnetctl stream snapshot NAME -o FILE\n"
 	       "       magnetctl stream { freeze | resume } NAME\n"
-	       "BYTES := NUMBER[K|M] (powers of 1024)\n"
+	       "BYTES := NUMBER[K|M|G] (powers of 1024)\n"
 	       "global: one ring for all CPUs (global order); overwrite: a flight\n"
 	       "recorder that keeps the newest data, read by snapshot\n");
 	return MC_EXIT_OK;
@@ -93,7 +93,7 @@ int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
 			return mc_usage_error("stream create: '%s' needs a value", kw);
 		if (!strcmp(kw, "subbuf-size")) {
 			if (mc_parse_size(val, size))
-				return mc_usage_error("stream create: bad subbuf-size '%s' (BYTES > 0, suffix K or M)",
+				return mc_usage_error("stream create: bad subbuf-size '%s' (BYTES > 0, suffix K, M or G)",
 						      val);
 		} else if (mc_parse_u32(val, count) || !*count) {
 			return mc_usage_error("stream create: bad subbuf-count '%s' (a number > 0)",
@@ -199,15 +199,20 @@ static int stream_snapshot(int argc, char **argv)
 		return ret;
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		fprintf(stderr, "magnetctl: stream snapshot %s: %s: %s\n",
-			argv[0], out, strerror(errno));
+		mc_error("stream snapshot %s: %s: %s", argv[0], out,
+			 strerror(errno));
 		magnet_ctl_close(h);
 		return MC_EXIT_FILE;
 	}
 	ret = magnet_stream_snapshot(h, argv[0], fd, &bytes);
 	if (close(fd) && !ret) {
-		fprintf(stderr, "magnetctl: stream snapshot %s: %s: %s\n",
-			argv[0], out, strerror(errno));
+		mc_error("stream snapshot %s: %s: %s", argv[0], out,
+			 strerror(errno));
+		ret = MC_EXIT_FILE;
+	} else if (ret && !strncmp(magnet_ctl_errmsg(h), "copying ", 8)) {
+		/* the stream was frozen and resumed; reading it or writing FILE failed */
+		mc_error("stream snapshot %s: %s: %s", argv[0], out,
+			 magnet_ctl_errmsg(h));
 		ret = MC_EXIT_FILE;
 	} else if (ret) {
 		ret = report(h, ret, "snapshot", argv[0]);

@@ -155,7 +155,7 @@ struct magnet_sysinfo {
 	__u32 clock_id;		/* enum magnet_clock */
 	__u64 clock_hz;		/* timestamp ticks per second */
 	__u64 wall_ns_at_zero;	/* CLOCK_REALTIME ns when timestamp was 0 */
-	__u32 nr_cpus;		/* possible CPUs: cpu fields are below this */
+	__u32 nr_cpus;		/* nr_cpu_ids: cpu fields are below this */
 	__u32 ptr_size;		/* sizeof(void *) of the traced kernel */
 	__u32 page_size;
 	__u32 subbuf_size;	/* the stream's ring geometry */
@@ -202,9 +202,9 @@ enum magnet_payload_type {
 #define MAGNET_NAME_MAX		32	/* probe and stream names, NUL included */
 
 /*
- * EVENTDEF payload: names event @id.  Written into a stream when a probe is
- * enabled into it and, for all registered probes, after SYSINFO when the
- * stream is opened.  record.abstract_id is also @id.
+ * EVENTDEF payload: names event @id.  For all registered probes, after
+ * SYSINFO when the stream is opened, and again whenever a probe registers
+ * or unregisters (docs/FORMAT.md).  record.abstract_id is also @id.
  */
 struct magnet_eventdef {
 	__u16 id;
