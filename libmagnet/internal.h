@@ -25,11 +25,13 @@ struct magnet_decoder {
 bool magnet_decode_fields(const struct magnet_decoder *d, struct magnet_rec *r);
 
 struct nlmsgerr;
+struct nlmsghdr;
 /* Not exported: the family name is a parameter for tests only. */
 int magnet_ctl_open_family(const char *family, struct magnet_ctl **out);
 int magnet_ctl_request_raw(struct magnet_ctl *h, __u8 cmd, int flags,
 			   int attr, const void *data, size_t len);
 bool magnet_parse_extack(const struct nlmsgerr *e, char *buf, size_t len);
+int magnet_parse_done(const struct nlmsghdr *nlh, char *buf, size_t len);
 
 /* nl.c requests for the object files (filter.c, ...) */
 struct nl_msg;

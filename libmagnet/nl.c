@@ -202,6 +202,35 @@ bool magnet_parse_extack(const struct nlmsgerr *e, char *buf, size_t len)
 	return buf[0] != '\0';
 }
 
+/*
+ * NLMSG_DONE of a dump carries the dump's error as an int (negative when
+ * the dump failed, e.g. at its first call: a filter naming nothing) and,
+ * with NLM_F_ACK_TLVS, NLMSGERR_ATTR_* attributes after it.  Returns that
+ * error (0 when the message has none) and copies NLMSGERR_ATTR_MSG to @buf
+ * ("" without one).
+ */
+int magnet_parse_done(const struct nlmsghdr *nlh, char *buf, size_t len)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = NLMSG_ALIGN(sizeof(int));
+	int err;
+
+	buf[0] = '\0';
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(int))
+		return 0;
+	memcpy(&err, NLMSG_DATA(nlh), sizeof(err));
+	if (err >= 0)
+		return 0;
+	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
+	    nlh->nlmsg_len > NLMSG_HDRLEN + off &&
+	    nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)NLMSG_DATA(nlh) + off),
+		      nlh->nlmsg_len - NLMSG_HDRLEN - off, NULL) >= 0 &&
+	    tb[NLMSGERR_ATTR_MSG] && nla_len(tb[NLMSGERR_ATTR_MSG]) >= 1)
+		nla_strlcpy(buf, tb[NLMSGERR_ATTR_MSG], len);
+	return err;
+}
+
 static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
 	struct nl_req *req = arg;
@@ -233,8 +262,16 @@ static int on_ack(struct nl_msg *msg, void *arg)
 static int on_finish(struct nl_msg *msg, void *arg)
 {
 	struct nl_req *req = arg;
+	char buf[MAGNET_ERRMSG_LEN];
+	int err = magnet_parse_done(nlmsg_hdr(msg), buf, sizeof(buf));
 
-	(void)msg;
+	/* a dump the kernel refused: its error and message, not an empty list */
+	if (err < 0 && !req->err) {
+		req->err = err;
+		req->h->extack = buf[0] != '\0';
+		snprintf(req->h->errmsg, sizeof(req->h->errmsg), "%s",
+			 buf[0] ? buf : strerror(-err));
+	}
 	req->done = true;
 	return NL_STOP;
 }

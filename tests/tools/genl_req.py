@@ -8,6 +8,11 @@ include/uapi/magnet.h, without their prefix:
 
     genl_req.py STREAM_NEW STREAM_NAME=str:x STREAM_MODE=u32:4
 
+A nested attribute takes the attributes of its own set, named without
+their MAGNET_<NEST>_A_ prefix, separated by commas:
+
+    genl_req.py SYNTH_NEW SYNTH=nest:NAME=str:x,STREAM=str:s,PERIOD=u64:100000000
+
 Prints "errno=N msg=EXTACK" (errno 0: accepted) and exits 0 when the
 kernel accepted the request, 1 when it refused it, 2 on a usage error.
 """
@@ -48,6 +53,37 @@ def enum_values(text, name):
         vals[k] = n
         n += 1
     return vals
+
+
+NLA_F_NESTED = 0x8000
+
+
+def encode(text, names, prefix, spec):
+    """One attribute NAME=TYPE:VALUE of the set @names; None if bad."""
+    k, _, tv = spec.partition("=")
+    t, _, v = tv.partition(":")
+    if prefix + k not in names:
+        print("unknown attribute %s" % k, file=sys.stderr)
+        return None
+    n = names[prefix + k]
+    if t == "str":
+        return attr(n, v.encode() + b"\0")
+    if t in ("u8", "u16", "u32", "u64"):
+        return attr(n, struct.pack("=" + {"u8": "B", "u16": "H", "u32": "I",
+                                          "u64": "Q"}[t], int(v, 0)))
+    if t == "flag":
+        return attr(n, b"")
+    if t == "nest":
+        inner = enum_values(text, "magnet_%s_attr" % k.lower())
+        data = b""
+        for sub in v.split(","):
+            a = encode(text, inner, "MAGNET_%s_A_" % k, sub)
+            if a is None:
+                return None
+            data += a
+        return attr(n | NLA_F_NESTED, data)
+    print("bad type %s (str u8 u16 u32 u64 flag nest)" % t, file=sys.stderr)
+    return None
 
 
 def attr(atype, data):
@@ -102,21 +138,10 @@ def main(argv):
         return 2
     payload = b""
     for a in argv[2:]:
-        k, _, tv = a.partition("=")
-        t, _, v = tv.partition(":")
-        if "MAGNET_A_" + k not in attrs:
-            print("unknown attribute %s" % k, file=sys.stderr)
+        data = encode(text, attrs, "MAGNET_A_", a)
+        if data is None:
             return 2
-        n = attrs["MAGNET_A_" + k]
-        if t == "str":
-            data = v.encode() + b"\0"
-        elif t in ("u8", "u16", "u32", "u64"):
-            data = struct.pack("=" + {"u8": "B", "u16": "H", "u32": "I",
-                                      "u64": "Q"}[t], int(v, 0))
-        else:
-            print("bad type %s (str u8 u16 u32 u64)" % t, file=sys.stderr)
-            return 2
-        payload += attr(n, data)
+        payload += data
     sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
     sk.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
     sk.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)

@@ -116,6 +116,54 @@ static void test_extack_truncated(void **state)
 	assert_string_equal(out, "Stream");
 }
 
+/* NLMSG_DONE carrying @err and, when @msg, an extack message. */
+static void build_done(unsigned char *buf, int err, const char *msg)
+{
+	struct nlmsghdr *nlh = (void *)buf;
+	size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(int));
+	struct nlattr *a;
+
+	memset(buf, 0, 512);
+	memcpy(buf + NLMSG_HDRLEN, &err, sizeof(err));
+	nlh->nlmsg_type = NLMSG_DONE;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	if (msg) {
+		a = (void *)(buf + off);
+		a->nla_type = NLMSGERR_ATTR_MSG;
+		a->nla_len = NLA_HDRLEN + strlen(msg) + 1;
+		memcpy(buf + off + NLA_HDRLEN, msg, strlen(msg) + 1);
+		off += NLA_ALIGN(a->nla_len);
+		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+	}
+	nlh->nlmsg_len = off;
+}
+
+/* A dump the kernel refused at its first call is an error, not an empty list. */
+static void test_done_error(void **state)
+{
+	static unsigned char buf[512] __attribute__((aligned(8)));
+	char out[256];
+
+	(void)state;
+	build_done(buf, -ENOENT, "no synthesizer named 'x'");
+	assert_int_equal(magnet_parse_done((void *)buf, out, sizeof(out)), -ENOENT);
+	assert_string_equal(out, "no synthesizer named 'x'");
+	build_done(buf, -EINVAL, NULL);
+	assert_int_equal(magnet_parse_done((void *)buf, out, sizeof(out)), -EINVAL);
+	assert_string_equal(out, "");
+	/* a dump that ended well */
+	build_done(buf, 0, NULL);
+	assert_int_equal(magnet_parse_done((void *)buf, out, sizeof(out)), 0);
+	/* an old kernel's empty NLMSG_DONE */
+	((struct nlmsghdr *)buf)->nlmsg_len = NLMSG_HDRLEN;
+	assert_int_equal(magnet_parse_done((void *)buf, out, sizeof(out)), 0);
+	/* TLVs cut short: the error stays, no message is read past the end */
+	build_done(buf, -ENOENT, "no synthesizer named 'x'");
+	((struct nlmsghdr *)buf)->nlmsg_len -= 12;
+	assert_int_equal(magnet_parse_done((void *)buf, out, sizeof(out)), -ENOENT);
+	assert_string_equal(out, "");
+}
+
 static void test_family_missing(void **state)
 {
 	struct magnet_ctl *h = NULL;
@@ -258,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_extack_capped),
 		cmocka_unit_test(test_extack_absent),
 		cmocka_unit_test(test_extack_truncated),
+		cmocka_unit_test(test_done_error),
 		cmocka_unit_test(test_family_missing),
 		cmocka_unit_test(test_kernel_refusal),
 		cmocka_unit_test(test_kernel_extack),

@@ -181,6 +181,10 @@ expect_fail "snapshot of a discard stream refused" 2 "stream 'd' is not in overw
 expect_fail "freeze of a discard stream refused" 2 "not in overwrite mode" \
 	magnetctl stream freeze d
 expect_fail "snapshot needs -o FILE" 1 "missing '-o FILE'" magnetctl stream snapshot fr
+expect_fail "a snapshot that cannot be written: exit 3, the write's error" 3 \
+	"stream snapshot fr: /dev/full: copying .*No space left on device" \
+	magnetctl stream snapshot fr -o /dev/full
+check_eq "the failed snapshot resumed fr" 0 "$(sstat fr frozen)"
 genl_fail "snapshot without an operation refused" "errno=22 msg=a snapshot operation .* is required" \
 	STREAM_SNAPSHOT STREAM_NAME=str:fr
 genl_fail "unknown snapshot operation refused" "errno=22 msg=snapshot operation 7: must be 1 .freeze. or 2 .resume." \

@@ -69,6 +69,12 @@ check "enable tcp_send into s1" magnetctl probe enable tcp_send stream s1
 check "enable is idempotent" magnetctl probe enable tcp_send stream s1
 check "stream create s2" magnetctl stream create s2
 expect_fail "a probe feeds one stream at a time" 2 "enabled into stream 's1'" magnetctl probe enable tcp_send stream s2
+out=$(magnetctl -j probe enable udp_send nosuch stream s1 2>&1)
+rc=$?
+check_eq "enable stops at the first refused probe (exit 2)" 2 "$rc"
+check_eq "-j: one JSON error naming the probe and what was enabled before it" \
+	"{\"error\":\"probe enable nosuch (stopped there, after 1 probe(s) enabled): no probe named 'nosuch'\"}" "$out"
+check "disable udp_send" magnetctl probe disable udp_send
 
 # a non-root caller: reads allowed, changes refused, stream files closed
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }

@@ -82,6 +82,20 @@ refuse "query of a key that is not a group key refused" 2 "key 'cpu' is not a gr
 	synth show dup values cpu 0
 refuse "query of a key never seen: ENOENT with a message" 2 "has seen no event of that key" \
 	synth show dup values id 12345
+refuse "values of an unknown synthesizer: the dump's error, not an empty list" 2 \
+	"no synthesizer named 'nosuch'" synth show nosuch values
+# what magnetctl cannot send: a definition without its point, or with a
+# name and an ID that disagree
+GENL=(python3 "$MAGNET_REPO/tests/tools/genl_req.py")
+out=$("${GENL[@]}" SYNTH_NEW SYNTH=nest:NAME=str:np,STREAM=str:syn,PERIOD=u64:100000000 2>&1)
+check_eq "SYNTH_NEW without a point: EINVAL with a message" \
+	"errno=22 msg=a probe name or ID is required" "$out"
+out=$("${GENL[@]}" SYNTH_NEW SYNTH=nest:NAME=str:np,PROBE_NAME=str:sock_send,PROBE_ID=u32:1000,STREAM=str:syn,PERIOD=u64:100000000 2>&1)
+if grep -qE "^errno=22 msg=probe 'sock_send' has ID [0-9]+, not 1000$" <<<"$out"; then
+	ok "SYNTH_NEW whose name and ID disagree: EINVAL"
+else
+	not_ok "SYNTH_NEW whose name and ID disagree: EINVAL" "$out"
+fi
 check "synth del dup" magnetctl synth del dup
 check_eq "no synthesizer left" "[]" "$(magnetctl -j synth list | tr -d ' \n')"
 diag "phase 1 done at ${SECONDS}s"
