@@ -12,7 +12,9 @@
  * Formatted extack messages: NL_SET_ERR_MSG_FMT arrived in 6.2 and caps
  * messages at 80 bytes.  We format into our own buffer on every kernel:
  * the family is not parallel_ops, so each request runs under genl_mutex
- * until its ack is built, and one static buffer is enough.
+ * until its ack is built, and one static buffer is enough.  Not for
+ * dumps: netlink_dump() copies a dump's message after genl_mutex is
+ * dropped, so dumps use constant messages (NL_SET_ERR_MSG).
  */
 #define MAGNET_EXTACK_LEN	192
 extern char magnet_extack_buf[MAGNET_EXTACK_LEN];

@@ -580,9 +580,13 @@ int magnet_nl_synth_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			}
 			sy = magnet_synth_find(nla_data(tb[MAGNET_SYNTH_A_NAME]));
 			if (!sy) {
-				magnet_set_err(cb->extack, tb[MAGNET_SYNTH_A_NAME],
-					       "no synthesizer named '%s'",
-					       (char *)nla_data(tb[MAGNET_SYNTH_A_NAME]));
+				/*
+				 * A constant: the dump's message is read after
+				 * genl_mutex is dropped, so not magnet_set_err()'s
+				 * shared buffer (kmod/compat.h).
+				 */
+				NL_SET_ERR_MSG(cb->extack,
+					       "no synthesizer of that name");
 				err = -ENOENT;
 				goto fail;
 			}

@@ -83,7 +83,7 @@ refuse "query of a key that is not a group key refused" 2 "key 'cpu' is not a gr
 refuse "query of a key never seen: ENOENT with a message" 2 "has seen no event of that key" \
 	synth show dup values id 12345
 refuse "values of an unknown synthesizer: the dump's error, not an empty list" 2 \
-	"no synthesizer named 'nosuch'" synth show nosuch values
+	"synth show nosuch: no synthesizer of that name" synth show nosuch values
 # what magnetctl cannot send: a definition without its point, or with a
 # name and an ID that disagree
 GENL=(python3 "$MAGNET_REPO/tests/tools/genl_req.py")
