@@ -6,11 +6,11 @@
 # measures and records, it asserts nothing about timing.
 #
 #   MAGNET_BENCH_MODE=quick|full  (repetitions and durations below)
-#   MAGNET_BENCH_PARTS="micro perturb drain loss lossrule sampling filtering"
-#   (default: all seven)
+#   MAGNET_BENCH_PARTS="micro perturb fixedrate drain loss lossrule sampling
+#   filtering" (default: all eight)
 # (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
 #
-# Files: micro.csv, perturb.csv, drain.csv, loss.csv, lossrule.csv,
+# Files: micro.csv, perturb.csv, fixedrate.csv, drain.csv, loss.csv, lossrule.csv,
 # sampling.csv, filtering.csv, env.txt, and the
 # raw iperf3/tcpdump/bpftrace outputs of each run under raw/.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
@@ -24,7 +24,9 @@ R=$MAGNET_RESULTS
 RAW=$R/raw
 mkdir -p "$RAW"
 mode=${MAGNET_BENCH_MODE:-quick}
-parts=${MAGNET_BENCH_PARTS:-micro perturb drain loss lossrule sampling filtering}
+parts=${MAGNET_BENCH_PARTS:-micro perturb fixedrate drain loss lossrule sampling filtering}
+# part 2b's offered rate: below what every monitored configuration carries
+FR_RATE=40M
 LOSS_KB="64 256 1024 2048 4096 8192"
 KV=$(uname -r)
 if [ "$mode" = full ]; then
@@ -70,6 +72,12 @@ wait_for() {
 		sleep 0.2
 	done
 	return 1
+}
+
+# vm_busy_ticks: clock ticks all CPUs spent busy (user, nice, system, irq,
+# softirq, steal of /proc/stat's "cpu" line) since boot.
+vm_busy_ticks() {
+	awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat
 }
 
 # cputicks PID: utime+stime of PID in clock ticks (0 if gone).
@@ -162,13 +170,14 @@ tracepoint:net:net_dev_start_xmit { printf("%llu %d %d dev_send %d\n", nsecs, cp
 BT
 }
 
-# run_iperf TAG: one UDP flood (1400-byte datagrams, no rate limit) for
-# $P_DUR s; sets IP_GOODPUT (received Mb/s) IP_SENT (offered Mb/s) IP_LOSS
-# (% datagrams lost) IP_SCPU IP_RCPU (iperf3's own CPU %, sender and
-# receiver process) IP_PKTS (datagrams received).
+# run_iperf TAG: one UDP flood (1400-byte datagrams, no rate limit, or
+# $IP_RATE bits/s) for $P_DUR s; sets IP_GOODPUT (received Mb/s) IP_SENT
+# (offered Mb/s) IP_LOSS (% datagrams lost) IP_SCPU IP_RCPU (iperf3's own
+# CPU %, sender and receiver process) IP_PKTS (datagrams received)
+# IP_BUSY (CPU seconds the whole VM spent, all CPUs, /proc/stat).
 run_iperf() {
 	local tag=$1 sj=$RAW/$tag.server.json cj=$RAW/$tag.client.json
-	local spid try end
+	local spid try end b0
 	ip netns exec "$NS_B" iperf3 -s -1 -J -p 5201 >"$sj" 2>&1 &
 	spid=$!
 	# under load the server may take seconds to listen
@@ -177,11 +186,14 @@ run_iperf() {
 		[ $SECONDS -lt $end ] || break
 		sleep 0.2
 	done
+	b0=$(vm_busy_ticks)
 	for try in 1 2 3; do
-		ip netns exec "$NS_A" iperf3 -c "$IP_B" -p 5201 -u -b 0 -l 1400 -t "$P_DUR" -J >"$cj" 2>&1
+		ip netns exec "$NS_A" iperf3 -c "$IP_B" -p 5201 -u -b "${IP_RATE:-0}" -l 1400 -t "$P_DUR" -J >"$cj" 2>&1
 		grep -q '"error"' "$cj" || break
 		sleep 1
+		b0=$(vm_busy_ticks)
 	done
+	IP_BUSY=$(awk -v a="$b0" -v b="$(vm_busy_ticks)" -v hz="$HZ_TCK" 'BEGIN {printf "%.3f", (b - a) / hz}')
 	end=$((SECONDS + 20))
 	while kill -0 "$spid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
 	kill "$spid" 2>/dev/null
@@ -243,8 +255,8 @@ lttng_start() {	# the same four layers as m4, as kprobes
 	lttng start >/dev/null
 }
 
-perturb_one() {	# perturb_one CONFIG REP
-	local cfg=$1 rep=$2 tag="$1.$2" cpid="" t0 t1 ev="" prod=0 lost=0 ccpu=0 c0=0 c1=0 f rule=""
+perturb_one() {	# perturb_one CONFIG REP: one row of $P_CSV, raw files $P_TAG$CONFIG.REP.*
+	local cfg=$1 rep=$2 tag="${P_TAG:-}$1.$2" cpid="" t0 t1 ev="" prod=0 lost=0 ccpu=0 c0=0 c1=0 f rule=""
 	case $cfg in
 	m1) ev=$EV1 ;; m2) ev=$EV2 ;; m3) ev=$EV3 ;; m4) ev=$EV4 ;;
 	# the kernel's default read rule: a read completes at the first record
@@ -307,23 +319,32 @@ perturb_one() {	# perturb_one CONFIG REP
 	fi
 	f=$(du -sk "$TMPD" | awk '{print $1}')
 	rm -rf "${TMPD:?}"/*
-	echo "$KV,$cfg,$rep,$IP_GOODPUT,$IP_SENT,$IP_PKTS,$IP_LOSS,$IP_SCPU,$IP_RCPU,$ccpu,${prod:-0},${lost:-0},$f" >>"$R/perturb.csv"
-	echo "# perturb $cfg rep $rep: goodput=${IP_GOODPUT}Mb/s loss=$IP_LOSS% snd=$IP_SCPU% rcv=$IP_RCPU% consumer=$ccpu% events=$prod lost=$lost"
+	echo "$KV,$cfg,$rep,$IP_GOODPUT,$IP_SENT,$IP_PKTS,$IP_LOSS,$IP_SCPU,$IP_RCPU,$ccpu,${prod:-0},${lost:-0},$f,$IP_BUSY,$(awk -v t0="$t0" -v t1="$t1" 'BEGIN {printf "%.3f", t1 - t0}')" >>"$P_CSV"
+	echo "# ${P_TAG:-perturb.}$cfg rep $rep: goodput=${IP_GOODPUT}Mb/s loss=$IP_LOSS% snd=$IP_SCPU% rcv=$IP_RCPU% consumer=$ccpu% vm_busy=${IP_BUSY}s events=$prod lost=$lost"
 }
 
-perturb() {
-	local rep cfg cfgs="none loaded m1 m2 m3 m4 m4eager tcpdump"
-	command -v tcpdump >/dev/null || cfgs=${cfgs/tcpdump/}
-	command -v bpftrace >/dev/null && cfgs="$cfgs bpftrace"
-	if lttng_setup >"$RAW/lttng-setup.out" 2>&1; then
-		cfgs="$cfgs lttng"
+# peer_cfgs CFGS...: sets CFGS to CFGS with tcpdump, bpftrace and LTTng as
+# available (not in a subshell: lttng_setup starts lttng-sessiond once and
+# registers its clean-up)
+peer_cfgs() {
+	CFGS="$*"
+	command -v tcpdump >/dev/null || CFGS=${CFGS/tcpdump/}
+	command -v bpftrace >/dev/null && CFGS="$CFGS bpftrace"
+	if [ -n "$LTTNG_OK" ] || lttng_setup >"$RAW/lttng-setup.out" 2>&1; then
+		CFGS="$CFGS lttng"
 	else
 		echo "# LTTng left out: $(tail -2 "$RAW/lttng-setup.out" 2>/dev/null)"
 	fi
-	echo "kernel,config,rep,goodput_mbps,sent_mbps,rcv_packets,loss_pct,sender_cpu,receiver_cpu,consumer_cpu,events,events_lost,file_kb" >"$R/perturb.csv"
+}
+
+P_HEADER="kernel,config,rep,goodput_mbps,sent_mbps,rcv_packets,loss_pct,sender_cpu,receiver_cpu,consumer_cpu,events,events_lost,file_kb,vm_busy_s,seconds"
+
+# run_cfgs "CFGS": every configuration, $P_REPS times, into $P_CSV
+run_cfgs() {
+	local rep cfg
 	# "none": magnet_net not loaded (magnet.ko is: magnetctl needs it)
 	for rep in $(seq 1 "$P_REPS"); do
-		for cfg in $cfgs; do
+		for cfg in $1; do
 			if [ "$cfg" = none ]; then
 				rmmod magnet_bench magnet_net && magnetfs_umount_all && rmmod magnet ||
 					bail_out "unload for the baseline"
@@ -335,6 +356,24 @@ perturb() {
 			fi
 		done
 	done
+}
+
+perturb() {
+	peer_cfgs none loaded m1 m2 m3 m4 m4eager tcpdump
+	echo "$P_HEADER" >"$R/perturb.csv"
+	P_CSV=$R/perturb.csv P_TAG= IP_RATE=0 run_cfgs "$CFGS"
+}
+
+# ------------------------------------------------------------------
+# 2b. cost at a fixed rate: the flood of part 2 limited to $FR_RATE, which
+#     every configuration carries, so a monitor's cost shows as CPU time
+#     rather than as lost goodput.  vm_busy_s: CPU seconds the whole VM
+#     spent during the run (all CPUs: sender, receiver, softirq, consumer)
+# ------------------------------------------------------------------
+fixedrate() {
+	peer_cfgs none loaded m1 m4 m4eager tcpdump
+	echo "$P_HEADER" >"$R/fixedrate.csv"
+	P_CSV=$R/fixedrate.csv P_TAG=fixedrate. IP_RATE=$FR_RATE run_cfgs "$CFGS"
 }
 
 # ------------------------------------------------------------------

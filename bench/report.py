@@ -153,6 +153,60 @@ plot "%s" using 1:3:xtic(2) with boxes title "goodput ratio", \\
     return "\n".join(md)
 
 
+def fixedrate_section(kvers):
+    md = []
+    for kv in kvers:
+        rows = read_csv(kv, "fixedrate.csv")
+        if not rows:
+            continue
+        g = group(rows, "config")
+
+        def us_per_dgram(r):
+            n = fnum(r["rcv_packets"])
+            return 1e6 * fnum(r["vm_busy_s"]) / n if n else float("nan")
+
+        base = med([us_per_dgram(r) for r in g.get(("none",), [])])
+        md.append("\n#### %s\n" % kv)
+        md.append("| configuration | n | goodput Mb/s median (min...max) | datagrams lost % | VM CPU µs per datagram median (min...max) | vs. none | VM busy, CPUs | consumer CPU % | events lost % |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        dat = []
+        for i, c in enumerate([c for c in PERTURB_ORDER if (c,) in g]):
+            rs = g[(c,)]
+            gp = [fnum(r["goodput_mbps"]) for r in rs]
+            us = [us_per_dgram(r) for r in rs]
+            busy = [fnum(r["vm_busy_s"]) / fnum(r["seconds"]) if fnum(r["seconds"]) else float("nan") for r in rs]
+            ev = [fnum(r["events"]) for r in rs]
+            el = [fnum(r["events_lost"]) for r in rs]
+            lostpct = [100.0 * l / (e + (l if c == "bpftrace" else 0)) if e else float("nan")
+                       for e, l in zip(ev, el)]
+            ratio = med(us) / base if base and base == base else float("nan")
+            md.append("| %s | %d | %.1f (%s) | %.2f | %.1f (%s) | %.2f | %.2f | %s | %s |" % (
+                PERTURB_DESC.get(c, c), len(rs), med(gp), spread(gp, "%.1f"),
+                med([fnum(r["loss_pct"]) for r in rs]), med(us), spread(us, "%.1f"), ratio, med(busy),
+                "-" if c in ("none", "loaded") else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
+                "-" if c in ("none", "loaded") else
+                ("%.0f discarded" % med(el) if c == "lttng" else "%.2f" % med(lostpct))))
+            xs = [x for x in us if x == x]
+            dat.append("%d %s %.3f %.3f %.3f" % (i, c, med(us), min(xs) if xs else 0, max(xs) if xs else 0))
+        png = "bench-fixedrate-%s.png" % short(kv)
+        datf = os.path.join(IMG, png + ".dat")
+        with open(datf, "w") as f:
+            f.write("\n".join(dat) + "\n")
+        if gnuplot("""set terminal pngcairo size 900,420 font ",10"
+set output "%s"
+set title "CPU time per datagram at a fixed offered rate (iperf3 UDP), %s, TCG VM"
+set style fill solid 0.6
+set boxwidth 0.6
+set yrange [0:*]
+set ylabel "VM CPU microseconds per datagram (median, bars: min..max)"
+set xtics rotate by -20
+plot "%s" using 1:3:xtic(2) with boxes title "CPU per datagram", \\
+     "" using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 notitle
+""" % (os.path.join(IMG, png), kv, datf)):
+            md.append("\n![fixed rate %s](img/%s)\n" % (kv, png))
+    return "\n".join(md)
+
+
 def micro_section(kvers):
     md = []
     plots = []
@@ -479,6 +533,7 @@ def main():
     with open(TEMPLATE) as f:
         doc = f.read()
     for key, fn in (("ENV", env_section), ("FINDINGS", findings), ("PERTURB", perturb_section),
+                    ("FIXEDRATE", fixedrate_section),
                     ("MICRO", micro_section), ("DRAIN", drain_section),
                     ("LOSS", loss_section), ("LOSSRULE", lossrule_section),
                     ("SAMPLING", sampling_section),

@@ -19,7 +19,11 @@
 # newest kernel of scripts/kernels.sh; "all" runs every kernel there.
 #
 # These are measurements, never tests: nothing here passes or fails on a
-# number.  MAGNET_BENCH_PARTS="micro perturb drain loss" runs a subset.
+# number.  MAGNET_BENCH_PARTS="micro perturb drain loss" runs a subset
+# (parts: see bench/guest.sh): its CSV files and raw outputs replace those
+# of the same parts in bench/results/KVER/, the other parts' results stay,
+# and its log and VM description go to output-PARTS.log and
+# env-PARTS.txt.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -75,15 +79,31 @@ for k in $kvers; do
 	else
 		unset MAGNET_LTTNG_MODDIR
 	fi
-	out=$top/bench/results/$k
-	rm -rf "$out"
+	res=$top/bench/results/$k
+	if [ -n "${MAGNET_BENCH_PARTS:-}" ]; then
+		# a subset: run aside, then merge into the kernel's results
+		out=$top/build/bench/parts/$k
+		rm -rf "$out"
+	else
+		out=$res
+		rm -rf "$out"
+	fi
 	mkdir -p "$out"
-	echo "bench: $k ($mode), results in $out"
+	echo "bench: $k ($mode${MAGNET_BENCH_PARTS:+, parts: $MAGNET_BENCH_PARTS}), results in $res"
 	# the host's load before and after: the VM's numbers are only as
 	# quiet as the machine that emulates it
 	{ echo "start=$(date -u +%FT%TZ) nproc=$(nproc) $(uptime)"; } >"$out/host-load.txt"
 	MAGNET_MODDIR=$mods ./scripts/vm-run.sh -o "$out" -t "$limit" "$k" bench/guest.sh || rc=1
 	{ echo "end=$(date -u +%FT%TZ) $(uptime)"; } >>"$out/host-load.txt"
+	if [ "$out" != "$res" ]; then
+		tag=$(tr ' ' '-' <<<"$MAGNET_BENCH_PARTS")
+		mkdir -p "$res/raw"
+		cp "$out"/*.csv "$res/" 2>/dev/null || true
+		cp -r "$out/raw/." "$res/raw/" 2>/dev/null || true
+		for f in output.log env.txt host-load.txt; do
+			[ -f "$out/$f" ] && cp "$out/$f" "$res/${f%.*}-$tag.${f##*.}"
+		done
+	fi
 done
 python3 bench/report.py
 echo "bench: docs/benchmarks.md written"
