@@ -115,45 +115,16 @@ static struct magnet_filter *lookup_filter(struct genl_info *info,
 static int parse_key(struct genl_info *info, struct nlattr **tb,
 		     struct magnet_fkey *k)
 {
-	struct nlattr *a;
+	const struct magnet_fkey_attrs a = {
+		.event		= tb[MAGNET_FILTER_A_EVENT],
+		.cpu		= tb[MAGNET_FILTER_A_CPU],
+		.abstract_id	= tb[MAGNET_FILTER_A_ABSTRACT_ID],
+		.pid		= tb[MAGNET_FILTER_A_PID],
+		.tgid		= tb[MAGNET_FILTER_A_TGID],
+		.cgroup		= tb[MAGNET_FILTER_A_CGROUP],
+	};
 
-	a = tb[MAGNET_FILTER_A_EVENT];
-	if (a) {
-		k->mask |= MAGNET_FK_EVENT;
-		k->event = nla_get_u32(a);
-	}
-	a = tb[MAGNET_FILTER_A_CPU];
-	if (a) {
-		k->mask |= MAGNET_FK_CPU;
-		k->cpu = nla_get_u32(a);
-		if (k->cpu >= nr_cpu_ids) {
-			magnet_set_err(info->extack, a,
-				       "cpu %u: must be below %u", k->cpu,
-				       nr_cpu_ids);
-			return -EINVAL;
-		}
-	}
-	a = tb[MAGNET_FILTER_A_ABSTRACT_ID];
-	if (a) {
-		k->mask |= MAGNET_FK_AID;
-		k->abstract_id = nla_get_u64(a);
-	}
-	a = tb[MAGNET_FILTER_A_PID];
-	if (a) {
-		k->mask |= MAGNET_FK_PID;
-		k->pid = nla_get_u32(a);
-	}
-	a = tb[MAGNET_FILTER_A_TGID];
-	if (a) {
-		k->mask |= MAGNET_FK_TGID;
-		k->tgid = nla_get_u32(a);
-	}
-	a = tb[MAGNET_FILTER_A_CGROUP];
-	if (a) {
-		k->mask |= MAGNET_FK_CGROUP;
-		k->cgroup = nla_get_u64(a);
-	}
-	return 0;
+	return magnet_nl_parse_fkey(&a, k, info->extack);
 }
 
 /* Every STREAM attribute of the nest, in order; takes references. */

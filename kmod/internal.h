@@ -207,6 +207,19 @@ int magnet_nl_reply(struct genl_info *info, u8 cmd, magnet_put_fn put,
 		    void *obj);
 int magnet_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 		       u8 cmd, magnet_put_fn put, void *obj);
+struct magnet_point *magnet_nl_find_point(struct netlink_ext_ack *extack,
+					  struct nlattr *name,
+					  struct nlattr *id,
+					  struct nlattr *where);
+
+/* The match-key attributes of one attribute set; NULL: not given. */
+struct magnet_fkey;
+struct magnet_fkey_attrs {
+	struct nlattr *event, *cpu, *abstract_id, *pid, *tgid, *cgroup;
+};
+int magnet_nl_parse_fkey(const struct magnet_fkey_attrs *a,
+			 struct magnet_fkey *k,
+			 struct netlink_ext_ack *extack);
 
 /* filter_nl.c */
 extern const struct nla_policy magnet_filter_policy[MAGNET_FILTER_A_MAX + 1];

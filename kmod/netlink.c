@@ -8,6 +8,7 @@
 #include <net/genetlink.h>
 #include <linux/cpumask.h>
 #include "internal.h"
+#include "filter_core.h"
 #include "compat.h"
 
 char magnet_extack_buf[MAGNET_EXTACK_LEN];
@@ -171,35 +172,82 @@ static int magnet_nl_status(struct sk_buff *skb, struct genl_info *info)
 
 /* ---- lookups with extack ----------------------------------------------- */
 
-static struct magnet_point *lookup_point(struct genl_info *info)
+/*
+ * The point named by a name and/or an ID attribute (of any attribute set);
+ * both given must agree.  @where is pointed at when neither is given.
+ */
+struct magnet_point *magnet_nl_find_point(struct netlink_ext_ack *extack,
+					  struct nlattr *na, struct nlattr *ni,
+					  struct nlattr *where)
 {
-	struct nlattr *na = info->attrs[MAGNET_A_PROBE_NAME];
-	struct nlattr *ni = info->attrs[MAGNET_A_PROBE_ID];
 	struct magnet_point *pt;
 
 	if (!na && !ni) {
-		magnet_set_err(info->extack, NULL,
-			       "a probe name or ID is required");
+		magnet_set_err(extack, where, "a probe name or ID is required");
 		return ERR_PTR(-EINVAL);
 	}
 	pt = na ? magnet_db_find_point(nla_data(na), 0) :
 		  magnet_db_find_point(NULL, nla_get_u32(ni));
 	if (!pt) {
 		if (na)
-			magnet_set_err(info->extack, na, "no probe named '%s'",
+			magnet_set_err(extack, na, "no probe named '%s'",
 				       (char *)nla_data(na));
 		else
-			magnet_set_err(info->extack, ni, "no probe with ID %u",
+			magnet_set_err(extack, ni, "no probe with ID %u",
 				       nla_get_u32(ni));
 		return ERR_PTR(-ENOENT);
 	}
 	if (na && ni && pt->id != nla_get_u32(ni)) {
-		magnet_set_err(info->extack, ni,
+		magnet_set_err(extack, ni,
 			       "probe '%s' has ID %u, not %u", pt->desc->name,
 			       pt->id, nla_get_u32(ni));
 		return ERR_PTR(-EINVAL);
 	}
 	return pt;
+}
+
+/* Match keys of filters and synthesizers: absent attributes are wildcards. */
+int magnet_nl_parse_fkey(const struct magnet_fkey_attrs *a,
+			 struct magnet_fkey *k, struct netlink_ext_ack *extack)
+{
+	if (a->event) {
+		k->mask |= MAGNET_FK_EVENT;
+		k->event = nla_get_u32(a->event);
+	}
+	if (a->cpu) {
+		k->mask |= MAGNET_FK_CPU;
+		k->cpu = nla_get_u32(a->cpu);
+		if (k->cpu >= nr_cpu_ids) {
+			magnet_set_err(extack, a->cpu,
+				       "cpu %u: must be below %u", k->cpu,
+				       nr_cpu_ids);
+			return -EINVAL;
+		}
+	}
+	if (a->abstract_id) {
+		k->mask |= MAGNET_FK_AID;
+		k->abstract_id = nla_get_u64(a->abstract_id);
+	}
+	if (a->pid) {
+		k->mask |= MAGNET_FK_PID;
+		k->pid = nla_get_u32(a->pid);
+	}
+	if (a->tgid) {
+		k->mask |= MAGNET_FK_TGID;
+		k->tgid = nla_get_u32(a->tgid);
+	}
+	if (a->cgroup) {
+		k->mask |= MAGNET_FK_CGROUP;
+		k->cgroup = nla_get_u64(a->cgroup);
+	}
+	return 0;
+}
+
+static struct magnet_point *lookup_point(struct genl_info *info)
+{
+	return magnet_nl_find_point(info->extack,
+				    info->attrs[MAGNET_A_PROBE_NAME],
+				    info->attrs[MAGNET_A_PROBE_ID], NULL);
 }
 
 static struct magnet_stream *lookup_stream(struct genl_info *info)

@@ -208,72 +208,24 @@ static struct magnet_synth *lookup_synth(struct genl_info *info,
 static struct magnet_point *lookup_point(struct genl_info *info,
 					 struct nlattr **tb)
 {
-	struct nlattr *na = tb[MAGNET_SYNTH_A_PROBE_NAME];
-	struct nlattr *ni = tb[MAGNET_SYNTH_A_PROBE_ID];
-	struct magnet_point *pt;
-
-	if (!na && !ni) {
-		magnet_set_err(info->extack, info->attrs[MAGNET_A_SYNTH],
-			       "a probe name or ID is required");
-		return ERR_PTR(-EINVAL);
-	}
-	pt = na ? magnet_db_find_point(nla_data(na), 0) :
-		  magnet_db_find_point(NULL, nla_get_u32(ni));
-	if (!pt) {
-		if (na)
-			magnet_set_err(info->extack, na, "no probe named '%s'",
-				       (char *)nla_data(na));
-		else
-			magnet_set_err(info->extack, ni, "no probe with ID %u",
-				       nla_get_u32(ni));
-		return ERR_PTR(-ENOENT);
-	}
-	if (na && ni && pt->id != nla_get_u32(ni)) {
-		magnet_set_err(info->extack, ni,
-			       "probe '%s' has ID %u, not %u", pt->desc->name,
-			       pt->id, nla_get_u32(ni));
-		return ERR_PTR(-EINVAL);
-	}
-	return pt;
+	return magnet_nl_find_point(info->extack, tb[MAGNET_SYNTH_A_PROBE_NAME],
+				    tb[MAGNET_SYNTH_A_PROBE_ID],
+				    info->attrs[MAGNET_A_SYNTH]);
 }
 
+/* The match keys (the event is the synthesizer's point). */
 static int parse_match(struct genl_info *info, struct nlattr **tb,
 		       struct magnet_fkey *k)
 {
-	struct nlattr *a;
+	const struct magnet_fkey_attrs a = {
+		.cpu		= tb[MAGNET_SYNTH_A_CPU],
+		.abstract_id	= tb[MAGNET_SYNTH_A_ABSTRACT_ID],
+		.pid		= tb[MAGNET_SYNTH_A_PID],
+		.tgid		= tb[MAGNET_SYNTH_A_TGID],
+		.cgroup		= tb[MAGNET_SYNTH_A_CGROUP],
+	};
 
-	a = tb[MAGNET_SYNTH_A_CPU];
-	if (a) {
-		k->mask |= MAGNET_FK_CPU;
-		k->cpu = nla_get_u32(a);
-		if (k->cpu >= nr_cpu_ids) {
-			magnet_set_err(info->extack, a,
-				       "cpu %u: must be below %u", k->cpu,
-				       nr_cpu_ids);
-			return -EINVAL;
-		}
-	}
-	a = tb[MAGNET_SYNTH_A_ABSTRACT_ID];
-	if (a) {
-		k->mask |= MAGNET_FK_AID;
-		k->abstract_id = nla_get_u64(a);
-	}
-	a = tb[MAGNET_SYNTH_A_PID];
-	if (a) {
-		k->mask |= MAGNET_FK_PID;
-		k->pid = nla_get_u32(a);
-	}
-	a = tb[MAGNET_SYNTH_A_TGID];
-	if (a) {
-		k->mask |= MAGNET_FK_TGID;
-		k->tgid = nla_get_u32(a);
-	}
-	a = tb[MAGNET_SYNTH_A_CGROUP];
-	if (a) {
-		k->mask |= MAGNET_FK_CGROUP;
-		k->cgroup = nla_get_u64(a);
-	}
-	return 0;
+	return magnet_nl_parse_fkey(&a, k, info->extack);
 }
 
 static int parse_quantity(struct genl_info *info, struct nlattr **tb,
