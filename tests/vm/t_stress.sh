@@ -71,8 +71,18 @@ while off < len(data):
         seq, pcpu, irq = struct.unpack_from("<QII", data, off + 32)
         assert pcpu == cpu, (off, pcpu, cpu)
         key = (cpu, irq)
-        assert seq > last.get(key, -1), ("sequence went back", off, key, seq, last.get(key))
-        last[key] = seq
+        # on failure, both records: offsets, timestamps, and what lies between
+        if seq <= last.get(key, (-1,))[0]:
+            pseq, poff, pts = last[key]
+            kinds = {}
+            o = poff
+            while o < off:
+                s, e = struct.unpack_from("<HH", data, o)
+                kinds[e] = kinds.get(e, 0) + 1
+                o += s
+            raise AssertionError("sequence went back: key %s: seq %d at offset %d ts %d after seq %d at offset %d ts %d; records between, by event ID: %s; file %d bytes"
+                                 % (key, seq, off, ts, pseq, poff, pts, kinds, len(data)))
+        last[key] = (seq, off, ts)
         if irq:
             assert pid == 0 and tgid == 0, ("hardirq event with a pid", off, pid)
         else:
