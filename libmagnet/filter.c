@@ -28,24 +28,21 @@ static struct nla_policy filter_policy[MAGNET_FILTER_A_MAX + 1] = {
 	[MAGNET_FILTER_A_DROPPED]	= { .type = NLA_U64 },
 };
 
-static int put_str(struct nl_msg *msg, int type, const char *s)
-{
-	if (!s || !s[0] || strlen(s) >= MAGNET_NAME_MAX)
-		return -EINVAL;
-	return nla_put_string(msg, type, s) < 0 ? -EMSGSIZE : 0;
-}
+static const struct magnet_nl_obj filter_obj = {
+	.nest = MAGNET_A_FILTER,
+	.name = MAGNET_FILTER_A_NAME,
+	.cmd_new = MAGNET_CMD_FILTER_NEW,
+	.cmd_del = MAGNET_CMD_FILTER_DEL,
+	.cmd_get = MAGNET_CMD_FILTER_GET,
+};
 
-static int put_filter(struct nl_msg *msg, const struct magnet_filter_info *f)
+/* Into the nest, after the name. */
+static int put_filter(struct nl_msg *msg, const void *info)
 {
-	struct nlattr *nest = nla_nest_start(msg, MAGNET_A_FILTER);
+	const struct magnet_filter_info *f = info;
 	unsigned int i;
 	int err;
 
-	if (!nest)
-		return -EMSGSIZE;
-	err = put_str(msg, MAGNET_FILTER_A_NAME, f->name);
-	if (err)
-		return err;
 	if (((f->keys & MAGNET_FILTER_KEY_EVENT) &&
 	     nla_put_u32(msg, MAGNET_FILTER_A_EVENT, f->event) < 0) ||
 	    ((f->keys & MAGNET_FILTER_KEY_CPU) &&
@@ -70,68 +67,22 @@ static int put_filter(struct nl_msg *msg, const struct magnet_filter_info *f)
 	if (f->nr_streams > MAGNET_FILTER_STREAMS_MAX)
 		return -EINVAL;
 	for (i = 0; i < f->nr_streams; i++) {
-		err = put_str(msg, MAGNET_FILTER_A_STREAM, f->streams[i]);
+		err = magnet_nl_put_str(msg, MAGNET_FILTER_A_STREAM,
+					f->streams[i]);
 		if (err)
 			return err;
 	}
-	nla_nest_end(msg, nest);
 	return 0;
 }
 
 int magnet_filter_add(struct magnet_ctl *h, const struct magnet_filter_info *f)
 {
-	struct nl_msg *msg = magnet_nl_req_new(h, MAGNET_CMD_FILTER_NEW, NLM_F_ACK);
-	int err;
-
-	if (!msg)
-		return magnet_nl_set_error(h, -ENOMEM);
-	err = put_filter(msg, f);
-	if (err) {
-		nlmsg_free(msg);
-		return magnet_nl_set_error(h, err);
-	}
-	return magnet_nl_req_run(h, msg, NULL, NULL);
-}
-
-/* A request whose nest holds just the filter's NAME. */
-static struct nl_msg *req_named(struct magnet_ctl *h, __u8 cmd, int flags,
-				const char *name, int *err)
-{
-	struct nl_msg *msg = magnet_nl_req_new(h, cmd, flags);
-	struct nlattr *nest;
-
-	*err = -ENOMEM;
-	if (!msg)
-		return NULL;
-	nest = nla_nest_start(msg, MAGNET_A_FILTER);
-	*err = nest ? put_str(msg, MAGNET_FILTER_A_NAME, name) : -EMSGSIZE;
-	if (*err) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	nla_nest_end(msg, nest);
-	return msg;
+	return magnet_nl_obj_add(h, &filter_obj, f->name, put_filter, f);
 }
 
 int magnet_filter_del(struct magnet_ctl *h, const char *name)
 {
-	int err;
-	struct nl_msg *msg = req_named(h, MAGNET_CMD_FILTER_DEL, NLM_F_ACK,
-				       name, &err);
-
-	if (!msg)
-		return magnet_nl_set_error(h, err);
-	return magnet_nl_req_run(h, msg, NULL, NULL);
-}
-
-static __u64 u64_of(struct nlattr **tb, int t)
-{
-	return tb[t] ? nla_get_u64(tb[t]) : 0;
-}
-
-static __u32 u32_of(struct nlattr **tb, int t)
-{
-	return tb[t] ? nla_get_u32(tb[t]) : 0;
+	return magnet_nl_obj_del(h, &filter_obj, name);
 }
 
 static int parse_filter(struct nlattr *nest, struct magnet_filter_info *f)
@@ -152,24 +103,23 @@ static int parse_filter(struct nlattr *nest, struct magnet_filter_info *f)
 	if (!nest || nla_parse_nested(tb, MAGNET_FILTER_A_MAX, nest,
 				      filter_policy) < 0)
 		return -EPROTO;
-	if (tb[MAGNET_FILTER_A_NAME])
-		nla_strlcpy(f->name, tb[MAGNET_FILTER_A_NAME], sizeof(f->name));
+	magnet_nl_str(tb, MAGNET_FILTER_A_NAME, f->name, sizeof(f->name));
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (tb[keys[i].attr])
 			f->keys |= keys[i].bit;
-	f->event = u32_of(tb, MAGNET_FILTER_A_EVENT);
-	f->cpu = u32_of(tb, MAGNET_FILTER_A_CPU);
-	f->pid = u32_of(tb, MAGNET_FILTER_A_PID);
-	f->tgid = u32_of(tb, MAGNET_FILTER_A_TGID);
-	f->abstract_id = u64_of(tb, MAGNET_FILTER_A_ABSTRACT_ID);
-	f->cgroup = u64_of(tb, MAGNET_FILTER_A_CGROUP);
-	f->priority = (__s32)u32_of(tb, MAGNET_FILTER_A_PRIORITY);
-	f->action = u32_of(tb, MAGNET_FILTER_A_ACTION);
-	f->sample_every = u32_of(tb, MAGNET_FILTER_A_SAMPLE_EVERY);
-	f->sample_period_ns = u64_of(tb, MAGNET_FILTER_A_SAMPLE_PERIOD);
-	f->matched = u64_of(tb, MAGNET_FILTER_A_MATCHED);
-	f->delivered = u64_of(tb, MAGNET_FILTER_A_DELIVERED);
-	f->dropped = u64_of(tb, MAGNET_FILTER_A_DROPPED);
+	f->event = magnet_nl_u32(tb, MAGNET_FILTER_A_EVENT);
+	f->cpu = magnet_nl_u32(tb, MAGNET_FILTER_A_CPU);
+	f->pid = magnet_nl_u32(tb, MAGNET_FILTER_A_PID);
+	f->tgid = magnet_nl_u32(tb, MAGNET_FILTER_A_TGID);
+	f->abstract_id = magnet_nl_u64(tb, MAGNET_FILTER_A_ABSTRACT_ID);
+	f->cgroup = magnet_nl_u64(tb, MAGNET_FILTER_A_CGROUP);
+	f->priority = (__s32)magnet_nl_u32(tb, MAGNET_FILTER_A_PRIORITY);
+	f->action = magnet_nl_u32(tb, MAGNET_FILTER_A_ACTION);
+	f->sample_every = magnet_nl_u32(tb, MAGNET_FILTER_A_SAMPLE_EVERY);
+	f->sample_period_ns = magnet_nl_u64(tb, MAGNET_FILTER_A_SAMPLE_PERIOD);
+	f->matched = magnet_nl_u64(tb, MAGNET_FILTER_A_MATCHED);
+	f->delivered = magnet_nl_u64(tb, MAGNET_FILTER_A_DELIVERED);
+	f->dropped = magnet_nl_u64(tb, MAGNET_FILTER_A_DROPPED);
 	nla_for_each_nested(a, nest, rem) {
 		if (nla_type(a) != MAGNET_FILTER_A_STREAM ||
 		    f->nr_streams == MAGNET_FILTER_STREAMS_MAX)
@@ -187,13 +137,8 @@ static int parse_one(struct nlattr **tb, void *arg)
 int magnet_filter_get(struct magnet_ctl *h, const char *name,
 		      struct magnet_filter_info *f)
 {
-	int err;
-	struct nl_msg *msg = req_named(h, MAGNET_CMD_FILTER_GET, 0, name, &err);
-
-	if (!msg)
-		return magnet_nl_set_error(h, err);
-	memset(f, 0, sizeof(*f));
-	return magnet_nl_req_run(h, msg, parse_one, f);
+	return magnet_nl_obj_get(h, &filter_obj, name, parse_one, f,
+				 sizeof(*f));
 }
 
 struct filter_walk {
@@ -213,12 +158,8 @@ static int parse_walk(struct nlattr **tb, void *arg)
 int magnet_filter_list(struct magnet_ctl *h, magnet_filter_cb cb, void *ctx)
 {
 	struct filter_walk w = { .cb = cb, .ctx = ctx };
-	struct nl_msg *msg;
 
 	if (!cb)
 		return magnet_nl_set_error(h, -EINVAL);
-	msg = magnet_nl_req_new(h, MAGNET_CMD_FILTER_GET, NLM_F_DUMP);
-	if (!msg)
-		return magnet_nl_set_error(h, -ENOMEM);
-	return magnet_nl_req_run(h, msg, parse_walk, &w);
+	return magnet_nl_dump(h, MAGNET_CMD_FILTER_GET, parse_walk, &w);
 }

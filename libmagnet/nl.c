@@ -378,6 +378,16 @@ int magnet_nl_set_error(struct magnet_ctl *h, int err)
 	return set_error(h, err);
 }
 
+int magnet_nl_dump(struct magnet_ctl *h, __u8 cmd, magnet_nl_parse_fn parse,
+		   void *arg)
+{
+	struct nl_msg *msg = req_new(h, cmd, NLM_F_DUMP);
+
+	if (!msg)
+		return set_error(h, -ENOMEM);
+	return req_run(h, msg, parse, arg);
+}
+
 /* Put a string attribute, -EINVAL (not truncation) when too long. */
 static int put_name(struct nl_msg *msg, int type, const char *s)
 {
@@ -405,6 +415,22 @@ static int req_simple(struct magnet_ctl *h, __u8 cmd, int t1, const char *s1,
 	return req_run(h, msg, NULL, NULL);
 }
 
+/* A GET of the object @name names (attribute @attr) into *@out. */
+static int req_get(struct magnet_ctl *h, __u8 cmd, int attr, const char *name,
+		   parse_fn parse, void *out, size_t size)
+{
+	struct nl_msg *msg = req_new(h, cmd, 0);
+
+	if (!msg)
+		return set_error(h, -ENOMEM);
+	if (put_name(msg, attr, name)) {
+		nlmsg_free(msg);
+		return set_error(h, -EINVAL);
+	}
+	memset(out, 0, size);
+	return req_run(h, msg, parse, out);
+}
+
 /* Tests only: one raw attribute, to provoke kernel extack messages. */
 int magnet_ctl_request_raw(struct magnet_ctl *h, __u8 cmd, int flags,
 			   int attr, const void *data, size_t len)
@@ -422,17 +448,18 @@ int magnet_ctl_request_raw(struct magnet_ctl *h, __u8 cmd, int flags,
 
 /* ---- status ---- */
 
-static __u32 get_u32(struct nlattr **tb, int type)
+/* Attributes the kernel left out read as 0 or "". */
+__u32 magnet_nl_u32(struct nlattr **tb, int type)
 {
 	return tb[type] ? nla_get_u32(tb[type]) : 0;
 }
 
-static __u64 get_u64(struct nlattr **tb, int type)
+__u64 magnet_nl_u64(struct nlattr **tb, int type)
 {
 	return tb[type] ? nla_get_u64(tb[type]) : 0;
 }
 
-static void get_str(struct nlattr **tb, int type, char *dst, size_t len)
+void magnet_nl_str(struct nlattr **tb, int type, char *dst, size_t len)
 {
 	dst[0] = '\0';
 	if (tb[type])
@@ -443,11 +470,11 @@ static int parse_status(struct nlattr **tb, void *arg)
 {
 	struct magnet_status *st = arg;
 
-	get_str(tb, MAGNET_A_VERSION, st->version, sizeof(st->version));
-	st->abi = get_u32(tb, MAGNET_A_ABI_VERSION);
-	st->nr_cpus = get_u32(tb, MAGNET_A_NR_CPUS);
-	st->nr_probes = get_u32(tb, MAGNET_A_NR_PROBES);
-	st->nr_streams = get_u32(tb, MAGNET_A_NR_STREAMS);
+	magnet_nl_str(tb, MAGNET_A_VERSION, st->version, sizeof(st->version));
+	st->abi = magnet_nl_u32(tb, MAGNET_A_ABI_VERSION);
+	st->nr_cpus = magnet_nl_u32(tb, MAGNET_A_NR_CPUS);
+	st->nr_probes = magnet_nl_u32(tb, MAGNET_A_NR_PROBES);
+	st->nr_streams = magnet_nl_u32(tb, MAGNET_A_NR_STREAMS);
 	return 0;
 }
 
@@ -466,16 +493,16 @@ int magnet_status_get(struct magnet_ctl *h, struct magnet_status *st)
 static void parse_probe_info(struct nlattr **tb, struct magnet_probe_info *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->id = get_u32(tb, MAGNET_A_PROBE_ID);
-	get_str(tb, MAGNET_A_PROBE_NAME, p->name, sizeof(p->name));
-	p->layer = get_u32(tb, MAGNET_A_PROBE_LAYER);
-	p->payload = get_u32(tb, MAGNET_A_PROBE_PAYLOAD);
+	p->id = magnet_nl_u32(tb, MAGNET_A_PROBE_ID);
+	magnet_nl_str(tb, MAGNET_A_PROBE_NAME, p->name, sizeof(p->name));
+	p->layer = magnet_nl_u32(tb, MAGNET_A_PROBE_LAYER);
+	p->payload = magnet_nl_u32(tb, MAGNET_A_PROBE_PAYLOAD);
 	p->enabled = tb[MAGNET_A_PROBE_ENABLED] &&
 		     nla_get_u8(tb[MAGNET_A_PROBE_ENABLED]);
-	get_str(tb, MAGNET_A_PROBE_HOOK, p->hook, sizeof(p->hook));
-	get_str(tb, MAGNET_A_PROBE_MODULE, p->module, sizeof(p->module));
-	p->hits = get_u64(tb, MAGNET_A_PROBE_HITS);
-	get_str(tb, MAGNET_A_STREAM_NAME, p->stream, sizeof(p->stream));
+	magnet_nl_str(tb, MAGNET_A_PROBE_HOOK, p->hook, sizeof(p->hook));
+	magnet_nl_str(tb, MAGNET_A_PROBE_MODULE, p->module, sizeof(p->module));
+	p->hits = magnet_nl_u64(tb, MAGNET_A_PROBE_HITS);
+	magnet_nl_str(tb, MAGNET_A_STREAM_NAME, p->stream, sizeof(p->stream));
 }
 
 struct probe_walk {
@@ -495,14 +522,10 @@ static int parse_probe_walk(struct nlattr **tb, void *arg)
 int magnet_probe_list(struct magnet_ctl *h, magnet_probe_cb cb, void *ctx)
 {
 	struct probe_walk w = { .cb = cb, .ctx = ctx };
-	struct nl_msg *msg;
 
 	if (!cb)
 		return set_error(h, -EINVAL);
-	msg = req_new(h, MAGNET_CMD_PROBE_GET, NLM_F_DUMP);
-	if (!msg)
-		return set_error(h, -ENOMEM);
-	return req_run(h, msg, parse_probe_walk, &w);
+	return magnet_nl_dump(h, MAGNET_CMD_PROBE_GET, parse_probe_walk, &w);
 }
 
 static int parse_probe_one(struct nlattr **tb, void *arg)
@@ -514,16 +537,8 @@ static int parse_probe_one(struct nlattr **tb, void *arg)
 int magnet_probe_get(struct magnet_ctl *h, const char *name,
 		     struct magnet_probe_info *p)
 {
-	struct nl_msg *msg = req_new(h, MAGNET_CMD_PROBE_GET, 0);
-
-	if (!msg)
-		return set_error(h, -ENOMEM);
-	if (put_name(msg, MAGNET_A_PROBE_NAME, name)) {
-		nlmsg_free(msg);
-		return set_error(h, -EINVAL);
-	}
-	memset(p, 0, sizeof(*p));
-	return req_run(h, msg, parse_probe_one, p);
+	return req_get(h, MAGNET_CMD_PROBE_GET, MAGNET_A_PROBE_NAME,
+		       name, parse_probe_one, p, sizeof(*p));
 }
 
 int magnet_probe_enable(struct magnet_ctl *h, const char *name,
@@ -701,21 +716,21 @@ int magnet_stream_flush(struct magnet_ctl *h, const char *name)
 static void parse_stream_info(struct nlattr **tb, struct magnet_stream_info *s)
 {
 	memset(s, 0, sizeof(*s));
-	get_str(tb, MAGNET_A_STREAM_NAME, s->name, sizeof(s->name));
-	get_str(tb, MAGNET_A_STREAM_PATH, s->path, sizeof(s->path));
-	s->subbuf_size = get_u32(tb, MAGNET_A_STREAM_SUBBUF_SIZE);
-	s->subbuf_count = get_u32(tb, MAGNET_A_STREAM_SUBBUF_COUNT);
-	s->produced = get_u64(tb, MAGNET_A_STREAM_PRODUCED);
-	s->written = get_u64(tb, MAGNET_A_STREAM_WRITTEN);
-	s->lost = get_u64(tb, MAGNET_A_STREAM_LOST);
-	s->read = get_u64(tb, MAGNET_A_STREAM_READ);
-	s->bytes = get_u64(tb, MAGNET_A_STREAM_BYTES);
-	s->readers = get_u32(tb, MAGNET_A_STREAM_READERS);
-	s->probes = get_u32(tb, MAGNET_A_STREAM_PROBES);
+	magnet_nl_str(tb, MAGNET_A_STREAM_NAME, s->name, sizeof(s->name));
+	magnet_nl_str(tb, MAGNET_A_STREAM_PATH, s->path, sizeof(s->path));
+	s->subbuf_size = magnet_nl_u32(tb, MAGNET_A_STREAM_SUBBUF_SIZE);
+	s->subbuf_count = magnet_nl_u32(tb, MAGNET_A_STREAM_SUBBUF_COUNT);
+	s->produced = magnet_nl_u64(tb, MAGNET_A_STREAM_PRODUCED);
+	s->written = magnet_nl_u64(tb, MAGNET_A_STREAM_WRITTEN);
+	s->lost = magnet_nl_u64(tb, MAGNET_A_STREAM_LOST);
+	s->read = magnet_nl_u64(tb, MAGNET_A_STREAM_READ);
+	s->bytes = magnet_nl_u64(tb, MAGNET_A_STREAM_BYTES);
+	s->readers = magnet_nl_u32(tb, MAGNET_A_STREAM_READERS);
+	s->probes = magnet_nl_u32(tb, MAGNET_A_STREAM_PROBES);
 	s->app_write = tb[MAGNET_A_STREAM_APP_WRITE] &&
 		       nla_get_u8(tb[MAGNET_A_STREAM_APP_WRITE]);
-	s->app_events = get_u64(tb, MAGNET_A_STREAM_APP_EVENTS);
-	s->app_rejected = get_u64(tb, MAGNET_A_STREAM_APP_REJECTED);
+	s->app_events = magnet_nl_u64(tb, MAGNET_A_STREAM_APP_EVENTS);
+	s->app_rejected = magnet_nl_u64(tb, MAGNET_A_STREAM_APP_REJECTED);
 }
 
 struct stream_walk {
@@ -735,14 +750,10 @@ static int parse_stream_walk(struct nlattr **tb, void *arg)
 int magnet_stream_list(struct magnet_ctl *h, magnet_stream_cb cb, void *ctx)
 {
 	struct stream_walk w = { .cb = cb, .ctx = ctx };
-	struct nl_msg *msg;
 
 	if (!cb)
 		return set_error(h, -EINVAL);
-	msg = req_new(h, MAGNET_CMD_STREAM_GET, NLM_F_DUMP);
-	if (!msg)
-		return set_error(h, -ENOMEM);
-	return req_run(h, msg, parse_stream_walk, &w);
+	return magnet_nl_dump(h, MAGNET_CMD_STREAM_GET, parse_stream_walk, &w);
 }
 
 static int parse_stream_one(struct nlattr **tb, void *arg)
@@ -754,16 +765,8 @@ static int parse_stream_one(struct nlattr **tb, void *arg)
 int magnet_stream_get(struct magnet_ctl *h, const char *name,
 		      struct magnet_stream_info *s)
 {
-	struct nl_msg *msg = req_new(h, MAGNET_CMD_STREAM_GET, 0);
-
-	if (!msg)
-		return set_error(h, -ENOMEM);
-	if (put_name(msg, MAGNET_A_STREAM_NAME, name)) {
-		nlmsg_free(msg);
-		return set_error(h, -EINVAL);
-	}
-	memset(s, 0, sizeof(*s));
-	return req_run(h, msg, parse_stream_one, s);
+	return req_get(h, MAGNET_CMD_STREAM_GET, MAGNET_A_STREAM_NAME,
+		       name, parse_stream_one, s, sizeof(*s));
 }
 
 /* ---- buffer modes ---- */
@@ -772,28 +775,21 @@ static int parse_stream_mode(struct nlattr **tb, void *arg)
 {
 	struct magnet_stream_mode_info *m = arg;
 
-	m->mode = get_u32(tb, MAGNET_A_STREAM_MODE);
+	m->mode = magnet_nl_u32(tb, MAGNET_A_STREAM_MODE);
 	m->frozen = tb[MAGNET_A_STREAM_FROZEN] ?
 		    nla_get_u8(tb[MAGNET_A_STREAM_FROZEN]) : 0;
-	m->overwritten = get_u64(tb, MAGNET_A_STREAM_OVERWRITTEN);
-	m->overwritten_bytes = get_u64(tb, MAGNET_A_STREAM_OVERWRITTEN_BYTES);
-	m->frozen_lost = get_u64(tb, MAGNET_A_STREAM_FROZEN_LOST);
+	m->overwritten = magnet_nl_u64(tb, MAGNET_A_STREAM_OVERWRITTEN);
+	m->overwritten_bytes = magnet_nl_u64(tb,
+					     MAGNET_A_STREAM_OVERWRITTEN_BYTES);
+	m->frozen_lost = magnet_nl_u64(tb, MAGNET_A_STREAM_FROZEN_LOST);
 	return 0;
 }
 
 int magnet_stream_get_mode(struct magnet_ctl *h, const char *name,
 			   struct magnet_stream_mode_info *m)
 {
-	struct nl_msg *msg = req_new(h, MAGNET_CMD_STREAM_GET, 0);
-
-	if (!msg)
-		return set_error(h, -ENOMEM);
-	if (put_name(msg, MAGNET_A_STREAM_NAME, name)) {
-		nlmsg_free(msg);
-		return set_error(h, -EINVAL);
-	}
-	memset(m, 0, sizeof(*m));
-	return req_run(h, msg, parse_stream_mode, m);
+	return req_get(h, MAGNET_CMD_STREAM_GET, MAGNET_A_STREAM_NAME,
+		       name, parse_stream_mode, m, sizeof(*m));
 }
 
 static int stream_snapshot_op(struct magnet_ctl *h, const char *name, __u32 op)

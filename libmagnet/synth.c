@@ -60,25 +60,25 @@ static struct nla_policy synth_policy[MAGNET_SYNTH_A_MAX + 1] = {
 	[MAGNET_SYNTH_A_V_TOTAL_SUM_HI]	= { .type = NLA_U64 },
 };
 
-static int put_str(struct nl_msg *msg, int type, const char *s)
-{
-	if (!s || !s[0] || strlen(s) >= MAGNET_NAME_MAX)
-		return -EINVAL;
-	return nla_put_string(msg, type, s) < 0 ? -EMSGSIZE : 0;
-}
+static const struct magnet_nl_obj synth_obj = {
+	.nest = MAGNET_A_SYNTH,
+	.name = MAGNET_SYNTH_A_NAME,
+	.cmd_new = MAGNET_CMD_SYNTH_NEW,
+	.cmd_del = MAGNET_CMD_SYNTH_DEL,
+	.cmd_get = MAGNET_CMD_SYNTH_GET,
+};
 
-static int put_synth(struct nl_msg *msg, const struct magnet_synth_info *sy)
+/* Into the nest, after the name. */
+static int put_synth(struct nl_msg *msg, const void *info)
 {
-	struct nlattr *nest = nla_nest_start(msg, MAGNET_A_SYNTH);
-	int err;
+	const struct magnet_synth_info *sy = info;
+	int err = 0;
 
-	if (!nest)
-		return -EMSGSIZE;
-	err = put_str(msg, MAGNET_SYNTH_A_NAME, sy->name);
-	if (!err && sy->probe[0])
-		err = put_str(msg, MAGNET_SYNTH_A_PROBE_NAME, sy->probe);
+	if (sy->probe[0])
+		err = magnet_nl_put_str(msg, MAGNET_SYNTH_A_PROBE_NAME,
+					sy->probe);
 	if (!err && sy->stream[0])
-		err = put_str(msg, MAGNET_SYNTH_A_STREAM, sy->stream);
+		err = magnet_nl_put_str(msg, MAGNET_SYNTH_A_STREAM, sy->stream);
 	if (err)
 		return err;
 	if ((sy->has_probe_id &&
@@ -103,56 +103,42 @@ static int put_synth(struct nl_msg *msg, const struct magnet_synth_info *sy)
 	    (sy->max_keys &&
 	     nla_put_u32(msg, MAGNET_SYNTH_A_MAX_KEYS, sy->max_keys) < 0))
 		return -EMSGSIZE;
-	nla_nest_end(msg, nest);
 	return 0;
 }
 
 int magnet_synth_add(struct magnet_ctl *h, const struct magnet_synth_info *sy)
 {
-	struct nl_msg *msg = magnet_nl_req_new(h, MAGNET_CMD_SYNTH_NEW, NLM_F_ACK);
-	int err;
-
-	if (!msg)
-		return magnet_nl_set_error(h, -ENOMEM);
-	err = put_synth(msg, sy);
-	if (err) {
-		nlmsg_free(msg);
-		return magnet_nl_set_error(h, err);
-	}
-	return magnet_nl_req_run(h, msg, NULL, NULL);
+	return magnet_nl_obj_add(h, &synth_obj, sy->name, put_synth, sy);
 }
 
-/* A request whose nest holds NAME [VALUES] [key attributes of @key]. */
-static struct nl_msg *req_named(struct magnet_ctl *h, __u8 cmd, int flags,
-				const char *name, bool values,
-				const struct magnet_synth_value *key, int *err)
+/* A SYNTH_GET of values: the nest holds NAME, VALUES and @key's keys. */
+static struct nl_msg *req_values(struct magnet_ctl *h, int flags,
+				 const char *name,
+				 const struct magnet_synth_value *key, int *err)
 {
-	struct nl_msg *msg = magnet_nl_req_new(h, cmd, flags);
-	struct nlattr *nest;
 	__u32 g = key ? key->group : 0;
+	struct nlattr *nest;
+	struct nl_msg *msg = magnet_nl_obj_req(h, &synth_obj,
+					       MAGNET_CMD_SYNTH_GET, flags,
+					       name, &nest, err);
 
-	*err = -ENOMEM;
 	if (!msg)
 		return NULL;
-	nest = nla_nest_start(msg, MAGNET_A_SYNTH);
-	*err = nest ? put_str(msg, MAGNET_SYNTH_A_NAME, name) : -EMSGSIZE;
-	if (!*err &&
-	    ((values && nla_put_flag(msg, MAGNET_SYNTH_A_VALUES) < 0) ||
-	     ((g & MAGNET_SYNTH_K_EVENT) &&
-	      nla_put_u32(msg, MAGNET_SYNTH_A_KEY_EVENT, key->event) < 0) ||
-	     ((g & MAGNET_SYNTH_K_CPU) &&
-	      nla_put_u32(msg, MAGNET_SYNTH_A_KEY_CPU, key->cpu) < 0) ||
-	     ((g & MAGNET_SYNTH_K_AID) &&
-	      nla_put_u64(msg, MAGNET_SYNTH_A_KEY_ABSTRACT_ID, key->abstract_id) < 0) ||
-	     ((g & MAGNET_SYNTH_K_PID) &&
-	      nla_put_u32(msg, MAGNET_SYNTH_A_KEY_PID, key->pid) < 0) ||
-	     ((g & MAGNET_SYNTH_K_TGID) &&
-	      nla_put_u32(msg, MAGNET_SYNTH_A_KEY_TGID, key->tgid) < 0) ||
-	     ((g & MAGNET_SYNTH_K_CGROUP) &&
-	      nla_put_u64(msg, MAGNET_SYNTH_A_KEY_CGROUP, key->cgroup) < 0)))
-		*err = -EMSGSIZE;
-	if (*err) {
+	if (nla_put_flag(msg, MAGNET_SYNTH_A_VALUES) < 0 ||
+	    ((g & MAGNET_SYNTH_K_EVENT) &&
+	     nla_put_u32(msg, MAGNET_SYNTH_A_KEY_EVENT, key->event) < 0) ||
+	    ((g & MAGNET_SYNTH_K_CPU) &&
+	     nla_put_u32(msg, MAGNET_SYNTH_A_KEY_CPU, key->cpu) < 0) ||
+	    ((g & MAGNET_SYNTH_K_AID) &&
+	     nla_put_u64(msg, MAGNET_SYNTH_A_KEY_ABSTRACT_ID, key->abstract_id) < 0) ||
+	    ((g & MAGNET_SYNTH_K_PID) &&
+	     nla_put_u32(msg, MAGNET_SYNTH_A_KEY_PID, key->pid) < 0) ||
+	    ((g & MAGNET_SYNTH_K_TGID) &&
+	     nla_put_u32(msg, MAGNET_SYNTH_A_KEY_TGID, key->tgid) < 0) ||
+	    ((g & MAGNET_SYNTH_K_CGROUP) &&
+	     nla_put_u64(msg, MAGNET_SYNTH_A_KEY_CGROUP, key->cgroup) < 0)) {
 		nlmsg_free(msg);
+		*err = -EMSGSIZE;
 		return NULL;
 	}
 	nla_nest_end(msg, nest);
@@ -161,23 +147,7 @@ static struct nl_msg *req_named(struct magnet_ctl *h, __u8 cmd, int flags,
 
 int magnet_synth_del(struct magnet_ctl *h, const char *name)
 {
-	int err;
-	struct nl_msg *msg = req_named(h, MAGNET_CMD_SYNTH_DEL, NLM_F_ACK,
-				       name, false, NULL, &err);
-
-	if (!msg)
-		return magnet_nl_set_error(h, err);
-	return magnet_nl_req_run(h, msg, NULL, NULL);
-}
-
-static __u64 u64_of(struct nlattr **tb, int t)
-{
-	return tb[t] ? nla_get_u64(tb[t]) : 0;
-}
-
-static __u32 u32_of(struct nlattr **tb, int t)
-{
-	return tb[t] ? nla_get_u32(tb[t]) : 0;
+	return magnet_nl_obj_del(h, &synth_obj, name);
 }
 
 static int parse_synth(struct nlattr *nest, struct magnet_synth_info *sy)
@@ -196,40 +166,37 @@ static int parse_synth(struct nlattr *nest, struct magnet_synth_info *sy)
 	if (!nest || nla_parse_nested(tb, MAGNET_SYNTH_A_MAX, nest,
 				      synth_policy) < 0)
 		return -EPROTO;
-	if (tb[MAGNET_SYNTH_A_NAME])
-		nla_strlcpy(sy->name, tb[MAGNET_SYNTH_A_NAME], sizeof(sy->name));
-	if (tb[MAGNET_SYNTH_A_PROBE_NAME])
-		nla_strlcpy(sy->probe, tb[MAGNET_SYNTH_A_PROBE_NAME],
-			    sizeof(sy->probe));
-	if (tb[MAGNET_SYNTH_A_STREAM])
-		nla_strlcpy(sy->stream, tb[MAGNET_SYNTH_A_STREAM],
-			    sizeof(sy->stream));
+	magnet_nl_str(tb, MAGNET_SYNTH_A_NAME, sy->name, sizeof(sy->name));
+	magnet_nl_str(tb, MAGNET_SYNTH_A_PROBE_NAME, sy->probe,
+		      sizeof(sy->probe));
+	magnet_nl_str(tb, MAGNET_SYNTH_A_STREAM, sy->stream,
+		      sizeof(sy->stream));
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (tb[keys[i].attr])
 			sy->keys |= keys[i].bit;
-	sy->probe_id = u32_of(tb, MAGNET_SYNTH_A_PROBE_ID);
+	sy->probe_id = magnet_nl_u32(tb, MAGNET_SYNTH_A_PROBE_ID);
 	sy->has_probe_id = !!tb[MAGNET_SYNTH_A_PROBE_ID];
-	sy->cpu = u32_of(tb, MAGNET_SYNTH_A_CPU);
-	sy->pid = u32_of(tb, MAGNET_SYNTH_A_PID);
-	sy->tgid = u32_of(tb, MAGNET_SYNTH_A_TGID);
-	sy->abstract_id = u64_of(tb, MAGNET_SYNTH_A_ABSTRACT_ID);
-	sy->cgroup = u64_of(tb, MAGNET_SYNTH_A_CGROUP);
-	sy->group = u32_of(tb, MAGNET_SYNTH_A_GROUP);
-	sy->quantity = u32_of(tb, MAGNET_SYNTH_A_QUANTITY);
-	sy->field_offset = u32_of(tb, MAGNET_SYNTH_A_FIELD_OFFSET);
-	sy->field_width = u32_of(tb, MAGNET_SYNTH_A_FIELD_WIDTH);
-	sy->period_ns = u64_of(tb, MAGNET_SYNTH_A_PERIOD);
-	sy->max_keys = u32_of(tb, MAGNET_SYNTH_A_MAX_KEYS);
-	sy->start_ns = u64_of(tb, MAGNET_SYNTH_A_START);
-	sy->matched = u64_of(tb, MAGNET_SYNTH_A_MATCHED);
-	sy->nr_keys = u32_of(tb, MAGNET_SYNTH_A_KEYS);
-	sy->overflow = u64_of(tb, MAGNET_SYNTH_A_OVERFLOW);
-	sy->shrt = u64_of(tb, MAGNET_SYNTH_A_SHORT);
-	sy->nmi = u64_of(tb, MAGNET_SYNTH_A_NMI);
-	sy->reordered = u64_of(tb, MAGNET_SYNTH_A_REORDERED);
-	sy->late = u64_of(tb, MAGNET_SYNTH_A_LATE);
-	sy->records = u64_of(tb, MAGNET_SYNTH_A_RECORDS);
-	sy->records_lost = u64_of(tb, MAGNET_SYNTH_A_RECORDS_LOST);
+	sy->cpu = magnet_nl_u32(tb, MAGNET_SYNTH_A_CPU);
+	sy->pid = magnet_nl_u32(tb, MAGNET_SYNTH_A_PID);
+	sy->tgid = magnet_nl_u32(tb, MAGNET_SYNTH_A_TGID);
+	sy->abstract_id = magnet_nl_u64(tb, MAGNET_SYNTH_A_ABSTRACT_ID);
+	sy->cgroup = magnet_nl_u64(tb, MAGNET_SYNTH_A_CGROUP);
+	sy->group = magnet_nl_u32(tb, MAGNET_SYNTH_A_GROUP);
+	sy->quantity = magnet_nl_u32(tb, MAGNET_SYNTH_A_QUANTITY);
+	sy->field_offset = magnet_nl_u32(tb, MAGNET_SYNTH_A_FIELD_OFFSET);
+	sy->field_width = magnet_nl_u32(tb, MAGNET_SYNTH_A_FIELD_WIDTH);
+	sy->period_ns = magnet_nl_u64(tb, MAGNET_SYNTH_A_PERIOD);
+	sy->max_keys = magnet_nl_u32(tb, MAGNET_SYNTH_A_MAX_KEYS);
+	sy->start_ns = magnet_nl_u64(tb, MAGNET_SYNTH_A_START);
+	sy->matched = magnet_nl_u64(tb, MAGNET_SYNTH_A_MATCHED);
+	sy->nr_keys = magnet_nl_u32(tb, MAGNET_SYNTH_A_KEYS);
+	sy->overflow = magnet_nl_u64(tb, MAGNET_SYNTH_A_OVERFLOW);
+	sy->shrt = magnet_nl_u64(tb, MAGNET_SYNTH_A_SHORT);
+	sy->nmi = magnet_nl_u64(tb, MAGNET_SYNTH_A_NMI);
+	sy->reordered = magnet_nl_u64(tb, MAGNET_SYNTH_A_REORDERED);
+	sy->late = magnet_nl_u64(tb, MAGNET_SYNTH_A_LATE);
+	sy->records = magnet_nl_u64(tb, MAGNET_SYNTH_A_RECORDS);
+	sy->records_lost = magnet_nl_u64(tb, MAGNET_SYNTH_A_RECORDS_LOST);
 	return 0;
 }
 
@@ -241,30 +208,29 @@ static int parse_value(struct nlattr *nest, struct magnet_synth_value *v)
 	if (!nest || nla_parse_nested(tb, MAGNET_SYNTH_A_MAX, nest,
 				      synth_policy) < 0)
 		return -EPROTO;
-	if (tb[MAGNET_SYNTH_A_NAME])
-		nla_strlcpy(v->name, tb[MAGNET_SYNTH_A_NAME], sizeof(v->name));
-	v->group = u32_of(tb, MAGNET_SYNTH_A_GROUP);
-	v->quantity = u32_of(tb, MAGNET_SYNTH_A_QUANTITY);
-	v->event = u32_of(tb, MAGNET_SYNTH_A_KEY_EVENT);
-	v->cpu = u32_of(tb, MAGNET_SYNTH_A_KEY_CPU);
-	v->abstract_id = u64_of(tb, MAGNET_SYNTH_A_KEY_ABSTRACT_ID);
-	v->pid = u32_of(tb, MAGNET_SYNTH_A_KEY_PID);
-	v->tgid = u32_of(tb, MAGNET_SYNTH_A_KEY_TGID);
-	v->cgroup = u64_of(tb, MAGNET_SYNTH_A_KEY_CGROUP);
-	v->period_start = u64_of(tb, MAGNET_SYNTH_A_V_PERIOD_START);
-	v->count = u64_of(tb, MAGNET_SYNTH_A_V_COUNT);
-	v->min = u64_of(tb, MAGNET_SYNTH_A_V_MIN);
-	v->max = u64_of(tb, MAGNET_SYNTH_A_V_MAX);
-	v->sum_lo = u64_of(tb, MAGNET_SYNTH_A_V_SUM_LO);
-	v->sum_hi = u64_of(tb, MAGNET_SYNTH_A_V_SUM_HI);
-	v->sumsq_lo = u64_of(tb, MAGNET_SYNTH_A_V_SUMSQ_LO);
-	v->sumsq_hi = u64_of(tb, MAGNET_SYNTH_A_V_SUMSQ_HI);
-	v->mean = u64_of(tb, MAGNET_SYNTH_A_V_MEAN);
-	v->variance = u64_of(tb, MAGNET_SYNTH_A_V_VARIANCE);
-	v->flags = u32_of(tb, MAGNET_SYNTH_A_V_FLAGS);
-	v->total_count = u64_of(tb, MAGNET_SYNTH_A_V_TOTAL_COUNT);
-	v->total_sum_lo = u64_of(tb, MAGNET_SYNTH_A_V_TOTAL_SUM_LO);
-	v->total_sum_hi = u64_of(tb, MAGNET_SYNTH_A_V_TOTAL_SUM_HI);
+	magnet_nl_str(tb, MAGNET_SYNTH_A_NAME, v->name, sizeof(v->name));
+	v->group = magnet_nl_u32(tb, MAGNET_SYNTH_A_GROUP);
+	v->quantity = magnet_nl_u32(tb, MAGNET_SYNTH_A_QUANTITY);
+	v->event = magnet_nl_u32(tb, MAGNET_SYNTH_A_KEY_EVENT);
+	v->cpu = magnet_nl_u32(tb, MAGNET_SYNTH_A_KEY_CPU);
+	v->abstract_id = magnet_nl_u64(tb, MAGNET_SYNTH_A_KEY_ABSTRACT_ID);
+	v->pid = magnet_nl_u32(tb, MAGNET_SYNTH_A_KEY_PID);
+	v->tgid = magnet_nl_u32(tb, MAGNET_SYNTH_A_KEY_TGID);
+	v->cgroup = magnet_nl_u64(tb, MAGNET_SYNTH_A_KEY_CGROUP);
+	v->period_start = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_PERIOD_START);
+	v->count = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_COUNT);
+	v->min = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_MIN);
+	v->max = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_MAX);
+	v->sum_lo = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_SUM_LO);
+	v->sum_hi = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_SUM_HI);
+	v->sumsq_lo = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_SUMSQ_LO);
+	v->sumsq_hi = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_SUMSQ_HI);
+	v->mean = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_MEAN);
+	v->variance = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_VARIANCE);
+	v->flags = magnet_nl_u32(tb, MAGNET_SYNTH_A_V_FLAGS);
+	v->total_count = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_TOTAL_COUNT);
+	v->total_sum_lo = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_TOTAL_SUM_LO);
+	v->total_sum_hi = magnet_nl_u64(tb, MAGNET_SYNTH_A_V_TOTAL_SUM_HI);
 	magnet_synth_moments(v->count, v->sum_lo, v->sum_hi, v->sumsq_lo,
 			     v->sumsq_hi, &v->mean_d, &v->variance_d);
 	return 0;
@@ -278,14 +244,8 @@ static int parse_one(struct nlattr **tb, void *arg)
 int magnet_synth_get(struct magnet_ctl *h, const char *name,
 		     struct magnet_synth_info *sy)
 {
-	int err;
-	struct nl_msg *msg = req_named(h, MAGNET_CMD_SYNTH_GET, 0, name, false,
-				       NULL, &err);
-
-	if (!msg)
-		return magnet_nl_set_error(h, err);
-	memset(sy, 0, sizeof(*sy));
-	return magnet_nl_req_run(h, msg, parse_one, sy);
+	return magnet_nl_obj_get(h, &synth_obj, name, parse_one, sy,
+				 sizeof(*sy));
 }
 
 struct synth_walk {
@@ -305,13 +265,9 @@ static int parse_walk(struct nlattr **tb, void *arg)
 
 int magnet_synth_list(struct magnet_ctl *h, magnet_synth_cb cb, void *ctx)
 {
-	struct nl_msg *msg = magnet_nl_req_new(h, MAGNET_CMD_SYNTH_GET,
-					       NLM_F_DUMP);
 	struct synth_walk w = { .cb = cb, .ctx = ctx };
 
-	if (!msg)
-		return magnet_nl_set_error(h, -ENOMEM);
-	return magnet_nl_req_run(h, msg, parse_walk, &w);
+	return magnet_nl_dump(h, MAGNET_CMD_SYNTH_GET, parse_walk, &w);
 }
 
 static int parse_vwalk(struct nlattr **tb, void *arg)
@@ -328,8 +284,7 @@ int magnet_synth_values(struct magnet_ctl *h, const char *name,
 {
 	struct synth_walk w = { .vcb = cb, .ctx = ctx };
 	int err;
-	struct nl_msg *msg = req_named(h, MAGNET_CMD_SYNTH_GET, NLM_F_DUMP,
-				       name, true, NULL, &err);
+	struct nl_msg *msg = req_values(h, NLM_F_DUMP, name, NULL, &err);
 
 	if (!msg)
 		return magnet_nl_set_error(h, err);
@@ -346,8 +301,7 @@ int magnet_synth_value_get(struct magnet_ctl *h, const char *name,
 			   struct magnet_synth_value *out)
 {
 	int err;
-	struct nl_msg *msg = req_named(h, MAGNET_CMD_SYNTH_GET, 0, name, true,
-				       key, &err);
+	struct nl_msg *msg = req_values(h, 0, name, key, &err);
 
 	if (!msg)
 		return magnet_nl_set_error(h, err);

@@ -5,7 +5,6 @@
  *   correlate add NAME chain STEP,STEP[,STEP]... window DURATION stream STREAM
  *     STEP := POINT[|POINT]...   POINT := { NAME | ID }
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +52,7 @@ static int parse_chain(char *s, struct magnet_corr_info *c,
 				return mc_usage_error("correlate add: step %u: too many points",
 						      i + 1);
 			if (mc_parse_u32(pt, &c->event[i][k])) {
-				if (!pt[0] || strlen(pt) >= MAGNET_NAME_MAX)
+				if (!mc_name_ok(pt))
 					return mc_usage_error("correlate add: bad point '%s'",
 							      pt);
 				ca->name[i][k] = pt;
@@ -97,7 +96,7 @@ static int parse_add(int argc, char **argv, struct magnet_corr_info *c,
 						      val);
 			c->window_ns = v;
 		} else if (!strcmp(kw, "stream")) {
-			if (!val[0] || strlen(val) >= MAGNET_NAME_MAX)
+			if (!mc_name_ok(val))
 				return mc_usage_error("correlate add: bad stream name '%s'", val);
 			strcpy(c->stream, val);
 		} else {
@@ -113,28 +112,6 @@ static int parse_add(int argc, char **argv, struct magnet_corr_info *c,
 	return 0;
 }
 
-static int check_name(const char *cmd, int argc, char **argv, int max)
-{
-	if (argc < 1)
-		return mc_usage_error("correlate %s: missing NAME", cmd);
-	if (!argv[0][0] || strlen(argv[0]) >= MAGNET_NAME_MAX)
-		return mc_usage_error("correlate %s: bad correlator name '%s' (1 to %d characters)",
-				      cmd, argv[0], MAGNET_NAME_MAX - 1);
-	if (max && argc > max)
-		return mc_usage_error("correlate %s: unexpected argument '%s'",
-				      cmd, argv[max]);
-	return 0;
-}
-
-static int report(struct magnet_ctl *h, int err, const char *cmd,
-		  const char *name)
-{
-	char what[96];
-
-	snprintf(what, sizeof(what), "correlate %s %s", cmd, name);
-	return mc_ctl_error(h, err, what);
-}
-
 static int corr_add(int argc, char **argv)
 {
 	struct magnet_corr_info c;
@@ -144,7 +121,7 @@ static int corr_add(int argc, char **argv)
 	unsigned int i, k;
 	int ret;
 
-	ret = check_name("add", argc, argv, 0);
+	ret = mc_check_name("correlate", "correlator", "add", argc, argv, 0);
 	if (ret)
 		return ret;
 	memset(&c, 0, sizeof(c));
@@ -176,7 +153,8 @@ static int corr_add(int argc, char **argv)
 	if (!ret) {
 		ret = magnet_corr_add(h, &c);
 		if (ret)
-			ret = report(h, ret, "add", argv[0]);
+			ret = mc_name_error(h, ret, "correlate", "add",
+					    argv[0]);
 	}
 	magnet_ctl_close(h);
 	return ret;
@@ -184,20 +162,8 @@ static int corr_add(int argc, char **argv)
 
 static int corr_del(int argc, char **argv)
 {
-	struct magnet_ctl *h;
-	int ret;
-
-	ret = check_name("del", argc, argv, 1);
-	if (ret)
-		return ret;
-	ret = mc_ctl_open(&h);
-	if (ret)
-		return ret;
-	ret = magnet_corr_del(h, argv[0]);
-	if (ret)
-		ret = report(h, ret, "del", argv[0]);
-	magnet_ctl_close(h);
-	return ret;
+	return mc_name_request("correlate", "correlator", "del", argc, argv,
+			       magnet_corr_del);
 }
 
 /* Event IDs to names for printing chains. */
@@ -273,31 +239,16 @@ static void print_corr(const struct magnet_corr_info *c, const struct names *n)
 	out_close_object();
 }
 
-struct corr_vec {
-	struct magnet_corr_info *v;
-	size_t n, cap;
-};
-
 static int collect(const struct magnet_corr_info *c, void *ctx)
 {
-	struct corr_vec *cv = ctx;
-	struct magnet_corr_info *nv;
-
-	if (cv->n == cv->cap) {
-		cv->cap = cv->cap ? cv->cap * 2 : 8;
-		nv = realloc(cv->v, cv->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		cv->v = nv;
-	}
-	cv->v[cv->n++] = *c;
-	return 0;
+	return mc_vec_push(ctx, c);
 }
 
 static int corr_list(int argc, char **argv)
 {
-	struct corr_vec cv = { 0 };
+	struct mc_vec cv = { .size = sizeof(struct magnet_corr_info) };
 	struct names *n = calloc(1, sizeof(*n));
+	const struct magnet_corr_info *c;
 	struct magnet_ctl *h;
 	size_t i;
 	int ret;
@@ -321,10 +272,11 @@ static int corr_list(int argc, char **argv)
 	if (ret) {
 		ret = mc_ctl_error(h, ret, "correlate list");
 	} else {
+		c = cv.v;
 		print_header();
 		out_open_array(NULL);
 		for (i = 0; i < cv.n; i++)
-			print_corr(&cv.v[i], n);
+			print_corr(&c[i], n);
 		out_close_array();
 	}
 	free(cv.v);
@@ -340,7 +292,7 @@ static int corr_show(int argc, char **argv)
 	struct magnet_ctl *h;
 	int ret;
 
-	ret = check_name("show", argc, argv, 1);
+	ret = mc_check_name("correlate", "correlator", "show", argc, argv, 1);
 	if (ret)
 		return ret;
 	n = calloc(1, sizeof(*n));
@@ -357,7 +309,7 @@ static int corr_show(int argc, char **argv)
 	if (!ret)
 		ret = magnet_probe_list(h, name_cb, n);
 	if (ret) {
-		ret = report(h, ret, "show", argv[0]);
+		ret = mc_name_error(h, ret, "correlate", "show", argv[0]);
 	} else {
 		print_header();
 		print_corr(&c, n);

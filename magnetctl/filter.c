@@ -53,7 +53,7 @@ static int parse_event(const char *s, uint32_t *id, const char **name)
 {
 	if (!mc_parse_u32(s, id))
 		return 0;
-	if (!s[0] || strlen(s) >= MAGNET_NAME_MAX)
+	if (!mc_name_ok(s))
 		return mc_usage_error("filter add: bad event '%s'", s);
 	*name = s;
 	return 0;
@@ -63,6 +63,11 @@ static int parse_event(const char *s, uint32_t *id, const char **name)
 static int parse_add(int argc, char **argv, struct magnet_filter_info *f,
 		     const char **event)
 {
+	const struct mc_match m = {
+		.keys = &f->keys, .cpu = &f->cpu, .pid = &f->pid,
+		.tgid = &f->tgid, .abstract_id = &f->abstract_id,
+		.cgroup = &f->cgroup,
+	};
 	unsigned long long v;
 	int i, ret;
 
@@ -76,34 +81,17 @@ static int parse_add(int argc, char **argv, struct magnet_filter_info *f,
 		if (!val)
 			return mc_usage_error("filter add: '%s' needs a value", kw);
 		i++;
+		ret = mc_parse_match_key("filter add", kw, val, &m);
+		if (ret != -ENOENT) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (!strcmp(kw, "event")) {
 			ret = parse_event(val, &f->event, event);
 			if (ret)
 				return ret;
 			f->keys |= MAGNET_FILTER_KEY_EVENT;
-		} else if (!strcmp(kw, "cpu")) {
-			if (mc_parse_u32(val, &f->cpu))
-				return mc_usage_error("filter add: bad cpu '%s'", val);
-			f->keys |= MAGNET_FILTER_KEY_CPU;
-		} else if (!strcmp(kw, "id")) {
-			if (mc_parse_u64(val, &v))
-				return mc_usage_error("filter add: bad id '%s'", val);
-			f->abstract_id = v;
-			f->keys |= MAGNET_FILTER_KEY_ABSTRACT_ID;
-		} else if (!strcmp(kw, "pid")) {
-			if (mc_parse_u32(val, &f->pid))
-				return mc_usage_error("filter add: bad pid '%s'", val);
-			f->keys |= MAGNET_FILTER_KEY_PID;
-		} else if (!strcmp(kw, "tgid")) {
-			if (mc_parse_u32(val, &f->tgid))
-				return mc_usage_error("filter add: bad tgid '%s'", val);
-			f->keys |= MAGNET_FILTER_KEY_TGID;
-		} else if (!strcmp(kw, "cgroup")) {
-			if (mc_parse_cgroup(val, &v))
-				return mc_usage_error("filter add: bad cgroup '%s' (an ID or a cgroup v2 directory)",
-						      val);
-			f->cgroup = v;
-			f->keys |= MAGNET_FILTER_KEY_CGROUP;
 		} else if (!strcmp(kw, "priority")) {
 			if (parse_s32(val, &f->priority))
 				return mc_usage_error("filter add: bad priority '%s'", val);
@@ -111,7 +99,7 @@ static int parse_add(int argc, char **argv, struct magnet_filter_info *f,
 			if (f->nr_streams == MAGNET_FILTER_STREAMS_MAX)
 				return mc_usage_error("filter add: at most %d streams",
 						      MAGNET_FILTER_STREAMS_MAX);
-			if (!val[0] || strlen(val) >= MAGNET_NAME_MAX)
+			if (!mc_name_ok(val))
 				return mc_usage_error("filter add: bad stream name '%s'", val);
 			strcpy(f->streams[f->nr_streams++], val);
 		} else if (!strcmp(kw, "every")) {
@@ -130,28 +118,6 @@ static int parse_add(int argc, char **argv, struct magnet_filter_info *f,
 	return 0;
 }
 
-static int check_name(const char *cmd, int argc, char **argv, int max)
-{
-	if (argc < 1)
-		return mc_usage_error("filter %s: missing NAME", cmd);
-	if (!argv[0][0] || strlen(argv[0]) >= MAGNET_NAME_MAX)
-		return mc_usage_error("filter %s: bad filter name '%s' (1 to %d characters)",
-				      cmd, argv[0], MAGNET_NAME_MAX - 1);
-	if (max && argc > max)
-		return mc_usage_error("filter %s: unexpected argument '%s'",
-				      cmd, argv[max]);
-	return 0;
-}
-
-static int report(struct magnet_ctl *h, int err, const char *cmd,
-		  const char *name)
-{
-	char what[96];
-
-	snprintf(what, sizeof(what), "filter %s %s", cmd, name);
-	return mc_ctl_error(h, err, what);
-}
-
 static int filter_add(int argc, char **argv)
 {
 	struct magnet_filter_info f;
@@ -160,7 +126,7 @@ static int filter_add(int argc, char **argv)
 	struct magnet_ctl *h;
 	int ret;
 
-	ret = check_name("add", argc, argv, 0);
+	ret = mc_check_name("filter", "filter", "add", argc, argv, 0);
 	if (ret)
 		return ret;
 	memset(&f, 0, sizeof(f));
@@ -181,7 +147,7 @@ static int filter_add(int argc, char **argv)
 	if (!ret) {
 		ret = magnet_filter_add(h, &f);
 		if (ret)
-			ret = report(h, ret, "add", argv[0]);
+			ret = mc_name_error(h, ret, "filter", "add", argv[0]);
 	}
 	magnet_ctl_close(h);
 	return ret;
@@ -189,20 +155,8 @@ static int filter_add(int argc, char **argv)
 
 static int filter_del(int argc, char **argv)
 {
-	struct magnet_ctl *h;
-	int ret;
-
-	ret = check_name("del", argc, argv, 1);
-	if (ret)
-		return ret;
-	ret = mc_ctl_open(&h);
-	if (ret)
-		return ret;
-	ret = magnet_filter_del(h, argv[0]);
-	if (ret)
-		ret = report(h, ret, "del", argv[0]);
-	magnet_ctl_close(h);
-	return ret;
+	return mc_name_request("filter", "filter", "del", argc, argv,
+			       magnet_filter_del);
 }
 
 /* A key: its value, or "*" (text) / nothing (JSON) when a wildcard. */
@@ -265,25 +219,9 @@ static void print_filter(const struct magnet_filter_info *f)
 	out_close_object();
 }
 
-struct filter_vec {
-	struct magnet_filter_info *v;
-	size_t n, cap;
-};
-
 static int collect(const struct magnet_filter_info *f, void *ctx)
 {
-	struct filter_vec *fv = ctx;
-	struct magnet_filter_info *nv;
-
-	if (fv->n == fv->cap) {
-		fv->cap = fv->cap ? fv->cap * 2 : 8;
-		nv = realloc(fv->v, fv->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		fv->v = nv;
-	}
-	fv->v[fv->n++] = *f;
-	return 0;
+	return mc_vec_push(ctx, f);
 }
 
 static void print_header(void)
@@ -296,7 +234,8 @@ static void print_header(void)
 
 static int filter_list(int argc, char **argv)
 {
-	struct filter_vec fv = { 0 };
+	struct mc_vec fv = { .size = sizeof(struct magnet_filter_info) };
+	const struct magnet_filter_info *f;
 	struct magnet_ctl *h;
 	size_t i;
 	int ret;
@@ -310,10 +249,11 @@ static int filter_list(int argc, char **argv)
 	if (ret) {
 		ret = mc_ctl_error(h, ret, "filter list");
 	} else {
+		f = fv.v;
 		print_header();
 		out_open_array(NULL);
 		for (i = 0; i < fv.n; i++)
-			print_filter(&fv.v[i]);
+			print_filter(&f[i]);
 		out_close_array();
 	}
 	free(fv.v);
@@ -327,7 +267,7 @@ static int filter_show(int argc, char **argv)
 	struct magnet_ctl *h;
 	int ret;
 
-	ret = check_name("show", argc, argv, 1);
+	ret = mc_check_name("filter", "filter", "show", argc, argv, 1);
 	if (ret)
 		return ret;
 	ret = mc_ctl_open(&h);
@@ -335,7 +275,7 @@ static int filter_show(int argc, char **argv)
 		return ret;
 	ret = magnet_filter_get(h, argv[0], &f);
 	if (ret) {
-		ret = report(h, ret, "show", argv[0]);
+		ret = mc_name_error(h, ret, "filter", "show", argv[0]);
 	} else {
 		print_header();
 		print_filter(&f);

@@ -55,6 +55,48 @@ int mc_parse_seconds(const char *s, double *out);
 int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
 			   uint32_t *count, uint32_t *mode);
 
+/* ---- named objects: filter, synth, correlate, stream (objects.c) ---- */
+/* 1 to MAGNET_NAME_MAX - 1 characters: what the kernel takes as a name. */
+bool mc_name_ok(const char *s);
+/*
+ * "@object @cmd NAME...": argv[0] is a good NAME ("bad @noun name" if
+ * not) and, when @max is not 0, at most @max arguments; 0 or MC_EXIT_USAGE.
+ */
+int mc_check_name(const char *object, const char *noun, const char *cmd,
+		  int argc, char **argv, int max);
+/* A failed request on @name, reported as "@object @cmd @name: <why>". */
+int mc_name_error(struct magnet_ctl *h, int err, const char *object,
+		  const char *cmd, const char *name);
+/* "@object @cmd NAME": one request that takes NAME and prints nothing. */
+int mc_name_request(const char *object, const char *noun, const char *cmd,
+		    int argc, char **argv,
+		    int (*op)(struct magnet_ctl *h, const char *name));
+
+/*
+ * Where the match keys of a filter or synthesizer go: the fields of
+ * struct magnet_filter_info and magnet_synth_info of the same names.
+ */
+struct mc_match {
+	__u32 *keys;		/* MAGNET_FILTER_KEY_* given */
+	__u32 *cpu, *pid, *tgid;
+	__u64 *abstract_id, *cgroup;
+};
+/*
+ * "@kw @val" if @kw is a match key (cpu, id, pid, tgid, cgroup): 0 or
+ * MC_EXIT_USAGE ("@cmd: bad ..."); -ENOENT if it is not one.
+ */
+int mc_parse_match_key(const char *cmd, const char *kw, const char *val,
+		       const struct mc_match *m);
+
+/* Objects a list callback gets, kept to print after the request. */
+struct mc_vec {
+	void *v;
+	size_t n, cap;
+	size_t size;		/* of one object */
+};
+/* Append a copy of *@elem; 0 or -ENOMEM (what a list callback returns). */
+int mc_vec_push(struct mc_vec *vec, const void *elem);
+
 struct mc_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);	/* argv[0]: first argument */

@@ -3,7 +3,6 @@
  * magnetctl probe { list | enable PROBE... stream STREAM | disable PROBE... |
  *                  add NAME kprobe|kretprobe SYMBOL... | del NAME }
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,28 +22,12 @@ static int probe_help(void)
 	return MC_EXIT_OK;
 }
 
-struct probe_vec {
-	struct magnet_probe_info *v;
-	size_t n, cap;
-};
-
 static int collect_probe(const struct magnet_probe_info *p, void *ctx)
 {
-	struct probe_vec *pv = ctx;
-	struct magnet_probe_info *nv;
-
-	if (pv->n == pv->cap) {
-		pv->cap = pv->cap ? pv->cap * 2 : 32;
-		nv = realloc(pv->v, pv->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		pv->v = nv;
-	}
-	pv->v[pv->n++] = *p;
-	return 0;
+	return mc_vec_push(ctx, p);
 }
 
-static int fetch_probes(struct magnet_ctl *h, struct probe_vec *pv)
+static int fetch_probes(struct magnet_ctl *h, struct mc_vec *pv)
 {
 	int err = magnet_probe_list(h, collect_probe, pv);
 
@@ -70,7 +53,8 @@ static void print_probe(const struct magnet_probe_info *p)
 
 static int probe_list(int argc, char **argv)
 {
-	struct probe_vec pv = { 0 };
+	struct mc_vec pv = { .size = sizeof(struct magnet_probe_info) };
+	const struct magnet_probe_info *p;
 	struct magnet_ctl *h;
 	size_t i;
 	int ret;
@@ -85,9 +69,10 @@ static int probe_list(int argc, char **argv)
 		out_text("%-5s %-24s %-10s %-7s %-7s %-16s %12s %-16s %s\n",
 			 "ID", "NAME", "LAYER", "PAYLOAD", "ENABLED", "STREAM",
 			 "HITS", "MODULE", "HOOK");
+		p = pv.v;
 		out_open_array(NULL);
 		for (i = 0; i < pv.n; i++)
-			print_probe(&pv.v[i]);
+			print_probe(&p[i]);
 		out_close_array();
 	}
 	free(pv.v);
@@ -105,7 +90,7 @@ static int check_probe_arg(const char *obj, const char *arg)
 			return mc_usage_error("%s: bad probe ID '%s'", obj, arg);
 		return 0;
 	}
-	if (!arg[0] || strlen(arg) >= MAGNET_NAME_MAX)
+	if (!mc_name_ok(arg))
 		return mc_usage_error("%s: bad probe name '%s' (1 to %d characters)",
 				      obj, arg, MAGNET_NAME_MAX - 1);
 	return 0;
@@ -144,18 +129,20 @@ static int set_one(struct magnet_ctl *h, const char *arg, const char *stream,
 /* "all": every probe (enable), every enabled probe (disable). */
 static int set_all(struct magnet_ctl *h, const char *stream)
 {
-	struct probe_vec pv = { 0 };
+	struct mc_vec pv = { .size = sizeof(struct magnet_probe_info) };
+	const struct magnet_probe_info *p;
 	char id[16];
 	size_t i;
 	int ret, done = 0;
 
 	ret = fetch_probes(h, &pv);
+	p = pv.v;
 	for (i = 0; !ret && i < pv.n; i++) {
-		if (!stream && !pv.v[i].enabled)
+		if (!stream && !p[i].enabled)
 			continue;
-		if (stream && pv.v[i].enabled && !strcmp(pv.v[i].stream, stream))
+		if (stream && p[i].enabled && !strcmp(p[i].stream, stream))
 			continue;
-		snprintf(id, sizeof(id), "%u", pv.v[i].id);
+		snprintf(id, sizeof(id), "%u", p[i].id);
 		ret = set_one(h, id, stream, done++);
 	}
 	free(pv.v);
@@ -211,7 +198,7 @@ static int probe_enable(int argc, char **argv)
 		return mc_usage_error("probe enable: unexpected argument '%s'",
 				      argv[n + 2]);
 	stream = argv[n + 1];
-	if (!stream[0] || strlen(stream) >= MAGNET_NAME_MAX)
+	if (!mc_name_ok(stream))
 		return mc_usage_error("probe enable: bad stream name '%s'", stream);
 	ret = check_probe_args("probe enable", argv, n);
 	if (ret)
@@ -264,7 +251,7 @@ static int probe_add(int argc, char **argv)
 
 	if (argc < 3)
 		return mc_usage_error("probe add: usage: probe add NAME { kprobe SYMBOL[+OFFSET] | kretprobe SYMBOL } [args I,J,...]");
-	if (!argv[0][0] || strlen(argv[0]) >= MAGNET_NAME_MAX)
+	if (!mc_name_ok(argv[0]))
 		return mc_usage_error("probe add: bad probe name '%s'", argv[0]);
 	if (!strcmp(argv[1], "kretprobe"))
 		k.retprobe = true;

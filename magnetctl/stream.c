@@ -26,38 +26,6 @@ static int stream_help(void)
 	return MC_EXIT_OK;
 }
 
-static int check_name(const char *cmd, const char *name)
-{
-	if (!name)
-		return mc_usage_error("stream %s: missing NAME", cmd);
-	if (!name[0] || strlen(name) >= MAGNET_NAME_MAX)
-		return mc_usage_error("stream %s: bad stream name '%s' (1 to %d characters)",
-				      cmd, name, MAGNET_NAME_MAX - 1);
-	return 0;
-}
-
-/* Commands taking exactly NAME. */
-static int one_name(const char *cmd, int argc, char **argv)
-{
-	int ret = check_name(cmd, argc > 0 ? argv[0] : NULL);
-
-	if (ret)
-		return ret;
-	if (argc > 1)
-		return mc_usage_error("stream %s: unexpected argument '%s'",
-				      cmd, argv[1]);
-	return 0;
-}
-
-static int report(struct magnet_ctl *h, int err, const char *cmd,
-		  const char *name)
-{
-	char what[96];
-
-	snprintf(what, sizeof(what), "stream %s %s", cmd, name);
-	return mc_ctl_error(h, err, what);
-}
-
 /*
  * Parse "create NAME [subbuf-size BYTES] [subbuf-count N] [global]
  * [overwrite]" (size and count also as "size" and "count").
@@ -65,7 +33,7 @@ static int report(struct magnet_ctl *h, int err, const char *cmd,
 int mc_parse_stream_create(int argc, char **argv, uint32_t *size,
 			   uint32_t *count, uint32_t *mode)
 {
-	int i, ret = one_name("create", argc > 0 ? 1 : 0, argv);
+	int i, ret = mc_check_name("stream", "stream", "create", argc, argv, 0);
 
 	if (ret)
 		return ret;
@@ -127,49 +95,33 @@ static int stream_create(int argc, char **argv)
 		return ret;
 	ret = magnet_stream_create_opts(h, argv[0], &o);
 	if (ret)
-		ret = report(h, ret, "create", argv[0]);
-	magnet_ctl_close(h);
-	return ret;
-}
-
-/* delete and flush: NAME in, nothing out. */
-static int stream_simple(const char *cmd, int argc, char **argv,
-			 int (*op)(struct magnet_ctl *, const char *))
-{
-	struct magnet_ctl *h;
-	int ret;
-
-	ret = one_name(cmd, argc, argv);
-	if (ret)
-		return ret;
-	ret = mc_ctl_open(&h);
-	if (ret)
-		return ret;
-	ret = op(h, argv[0]);
-	if (ret)
-		ret = report(h, ret, cmd, argv[0]);
+		ret = mc_name_error(h, ret, "stream", "create", argv[0]);
 	magnet_ctl_close(h);
 	return ret;
 }
 
 static int stream_delete(int argc, char **argv)
 {
-	return stream_simple("delete", argc, argv, magnet_stream_delete);
+	return mc_name_request("stream", "stream", "delete", argc, argv,
+			       magnet_stream_delete);
 }
 
 static int stream_flush(int argc, char **argv)
 {
-	return stream_simple("flush", argc, argv, magnet_stream_flush);
+	return mc_name_request("stream", "stream", "flush", argc, argv,
+			       magnet_stream_flush);
 }
 
 static int stream_freeze(int argc, char **argv)
 {
-	return stream_simple("freeze", argc, argv, magnet_stream_freeze);
+	return mc_name_request("stream", "stream", "freeze", argc, argv,
+			       magnet_stream_freeze);
 }
 
 static int stream_resume(int argc, char **argv)
 {
-	return stream_simple("resume", argc, argv, magnet_stream_resume);
+	return mc_name_request("stream", "stream", "resume", argc, argv,
+			       magnet_stream_resume);
 }
 
 /* "snapshot NAME -o FILE": freeze, write a trace file, resume. */
@@ -180,7 +132,7 @@ static int stream_snapshot(int argc, char **argv)
 	__u64 bytes = 0;
 	int i, fd, ret;
 
-	ret = check_name("snapshot", argc > 0 ? argv[0] : NULL);
+	ret = mc_check_name("stream", "stream", "snapshot", argc, argv, 0);
 	if (ret)
 		return ret;
 	for (i = 1; i < argc; i++) {
@@ -215,7 +167,7 @@ static int stream_snapshot(int argc, char **argv)
 			 magnet_ctl_errmsg(h));
 		ret = MC_EXIT_FILE;
 	} else if (ret) {
-		ret = report(h, ret, "snapshot", argv[0]);
+		ret = mc_name_error(h, ret, "stream", "snapshot", argv[0]);
 	} else {
 		out_open_object(NULL);
 		out_string("stream", "stream %s: ", argv[0]);
@@ -278,30 +230,15 @@ static void print_stream_row(struct magnet_ctl *h,
 	out_close_object();
 }
 
-struct stream_vec {
-	struct magnet_stream_info *v;
-	size_t n, cap;
-};
-
 static int collect_stream(const struct magnet_stream_info *s, void *ctx)
 {
-	struct stream_vec *sv = ctx;
-	struct magnet_stream_info *nv;
-
-	if (sv->n == sv->cap) {
-		sv->cap = sv->cap ? sv->cap * 2 : 8;
-		nv = realloc(sv->v, sv->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		sv->v = nv;
-	}
-	sv->v[sv->n++] = *s;
-	return 0;
+	return mc_vec_push(ctx, s);
 }
 
 static int stream_list(int argc, char **argv)
 {
-	struct stream_vec sv = { 0 };
+	struct mc_vec sv = { .size = sizeof(struct magnet_stream_info) };
+	const struct magnet_stream_info *s;
 	struct magnet_ctl *h;
 	size_t i;
 	int ret;
@@ -319,9 +256,10 @@ static int stream_list(int argc, char **argv)
 			 "NAME", "SUBBUF", "COUNT", "PRODUCED", "WRITTEN",
 			 "LOST", "READ", "BYTES", "READERS", "PROBES", "MODE",
 			 "OVERWRITTEN", "PATH");
+		s = sv.v;
 		out_open_array(NULL);
 		for (i = 0; i < sv.n; i++)
-			print_stream_row(h, &sv.v[i]);
+			print_stream_row(h, &s[i]);
 		out_close_array();
 	}
 	free(sv.v);
@@ -357,7 +295,7 @@ static int stream_show(int argc, char **argv)
 	struct magnet_ctl *h;
 	int ret;
 
-	ret = one_name("show", argc, argv);
+	ret = mc_check_name("stream", "stream", "show", argc, argv, 1);
 	if (ret)
 		return ret;
 	ret = mc_ctl_open(&h);
@@ -365,7 +303,7 @@ static int stream_show(int argc, char **argv)
 		return ret;
 	ret = magnet_stream_get(h, argv[0], &s);
 	if (ret)
-		ret = report(h, ret, "show", argv[0]);
+		ret = mc_name_error(h, ret, "stream", "show", argv[0]);
 	else
 		print_stream_detail(h, &s);
 	magnet_ctl_close(h);

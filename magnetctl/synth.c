@@ -107,6 +107,11 @@ static int parse_field(const char *s, __u32 *off, __u32 *width)
 /* Everything after NAME; a probe name is resolved by the kernel. */
 static int parse_add(int argc, char **argv, struct magnet_synth_info *sy)
 {
+	const struct mc_match m = {
+		.keys = &sy->keys, .cpu = &sy->cpu, .pid = &sy->pid,
+		.tgid = &sy->tgid, .abstract_id = &sy->abstract_id,
+		.cgroup = &sy->cgroup,
+	};
 	unsigned long long v;
 	bool have_value = false;
 	int i, ret;
@@ -117,37 +122,20 @@ static int parse_add(int argc, char **argv, struct magnet_synth_info *sy)
 		if (!val)
 			return mc_usage_error("synth add: '%s' needs a value", kw);
 		i++;
+		ret = mc_parse_match_key("synth add", kw, val, &m);
+		if (ret != -ENOENT) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (!strcmp(kw, "probe")) {
 			if (!mc_parse_u32(val, &sy->probe_id)) {
 				sy->has_probe_id = true;
 			} else {
-				if (!val[0] || strlen(val) >= MAGNET_NAME_MAX)
+				if (!mc_name_ok(val))
 					return mc_usage_error("synth add: bad probe '%s'", val);
 				strcpy(sy->probe, val);
 			}
-		} else if (!strcmp(kw, "cpu")) {
-			if (mc_parse_u32(val, &sy->cpu))
-				return mc_usage_error("synth add: bad cpu '%s'", val);
-			sy->keys |= MAGNET_FILTER_KEY_CPU;
-		} else if (!strcmp(kw, "id")) {
-			if (mc_parse_u64(val, &v))
-				return mc_usage_error("synth add: bad id '%s'", val);
-			sy->abstract_id = v;
-			sy->keys |= MAGNET_FILTER_KEY_ABSTRACT_ID;
-		} else if (!strcmp(kw, "pid")) {
-			if (mc_parse_u32(val, &sy->pid))
-				return mc_usage_error("synth add: bad pid '%s'", val);
-			sy->keys |= MAGNET_FILTER_KEY_PID;
-		} else if (!strcmp(kw, "tgid")) {
-			if (mc_parse_u32(val, &sy->tgid))
-				return mc_usage_error("synth add: bad tgid '%s'", val);
-			sy->keys |= MAGNET_FILTER_KEY_TGID;
-		} else if (!strcmp(kw, "cgroup")) {
-			if (mc_parse_cgroup(val, &v))
-				return mc_usage_error("synth add: bad cgroup '%s' (an ID or a cgroup v2 directory)",
-						      val);
-			sy->cgroup = v;
-			sy->keys |= MAGNET_FILTER_KEY_CGROUP;
 		} else if (!strcmp(kw, "by")) {
 			ret = parse_group(val, &sy->group);
 			if (ret)
@@ -176,7 +164,7 @@ static int parse_add(int argc, char **argv, struct magnet_synth_info *sy)
 						      val);
 			sy->period_ns = v;
 		} else if (!strcmp(kw, "stream")) {
-			if (!val[0] || strlen(val) >= MAGNET_NAME_MAX)
+			if (!mc_name_ok(val))
 				return mc_usage_error("synth add: bad stream name '%s'", val);
 			strcpy(sy->stream, val);
 		} else if (!strcmp(kw, "keys")) {
@@ -198,35 +186,13 @@ static int parse_add(int argc, char **argv, struct magnet_synth_info *sy)
 	return 0;
 }
 
-static int check_name(const char *cmd, int argc, char **argv, int max)
-{
-	if (argc < 1)
-		return mc_usage_error("synth %s: missing NAME", cmd);
-	if (!argv[0][0] || strlen(argv[0]) >= MAGNET_NAME_MAX)
-		return mc_usage_error("synth %s: bad synthesizer name '%s' (1 to %d characters)",
-				      cmd, argv[0], MAGNET_NAME_MAX - 1);
-	if (max && argc > max)
-		return mc_usage_error("synth %s: unexpected argument '%s'",
-				      cmd, argv[max]);
-	return 0;
-}
-
-static int report(struct magnet_ctl *h, int err, const char *cmd,
-		  const char *name)
-{
-	char what[96];
-
-	snprintf(what, sizeof(what), "synth %s %s", cmd, name);
-	return mc_ctl_error(h, err, what);
-}
-
 static int synth_add(int argc, char **argv)
 {
 	struct magnet_synth_info sy;
 	struct magnet_ctl *h;
 	int ret;
 
-	ret = check_name("add", argc, argv, 0);
+	ret = mc_check_name("synth", "synthesizer", "add", argc, argv, 0);
 	if (ret)
 		return ret;
 	memset(&sy, 0, sizeof(sy));
@@ -239,27 +205,15 @@ static int synth_add(int argc, char **argv)
 		return ret;
 	ret = magnet_synth_add(h, &sy);
 	if (ret)
-		ret = report(h, ret, "add", argv[0]);
+		ret = mc_name_error(h, ret, "synth", "add", argv[0]);
 	magnet_ctl_close(h);
 	return ret;
 }
 
 static int synth_del(int argc, char **argv)
 {
-	struct magnet_ctl *h;
-	int ret;
-
-	ret = check_name("del", argc, argv, 1);
-	if (ret)
-		return ret;
-	ret = mc_ctl_open(&h);
-	if (ret)
-		return ret;
-	ret = magnet_synth_del(h, argv[0]);
-	if (ret)
-		ret = report(h, ret, "del", argv[0]);
-	magnet_ctl_close(h);
-	return ret;
+	return mc_name_request("synth", "synthesizer", "del", argc, argv,
+			       magnet_synth_del);
 }
 
 static void group_str(__u32 group, char *buf, size_t len)
@@ -362,30 +316,15 @@ static void print_header(void)
 		 "KEYS", "MATCHED", "OVERFLOW", "RECORDS", "LOST", "OTHER");
 }
 
-struct synth_vec {
-	struct magnet_synth_info *v;
-	size_t n, cap;
-};
-
 static int collect(const struct magnet_synth_info *sy, void *ctx)
 {
-	struct synth_vec *sv = ctx;
-	struct magnet_synth_info *nv;
-
-	if (sv->n == sv->cap) {
-		sv->cap = sv->cap ? sv->cap * 2 : 8;
-		nv = realloc(sv->v, sv->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		sv->v = nv;
-	}
-	sv->v[sv->n++] = *sy;
-	return 0;
+	return mc_vec_push(ctx, sy);
 }
 
 static int synth_list(int argc, char **argv)
 {
-	struct synth_vec sv = { 0 };
+	struct mc_vec sv = { .size = sizeof(struct magnet_synth_info) };
+	const struct magnet_synth_info *sy;
 	struct magnet_ctl *h;
 	size_t i;
 	int ret;
@@ -399,10 +338,11 @@ static int synth_list(int argc, char **argv)
 	if (ret) {
 		ret = mc_ctl_error(h, ret, "synth list");
 	} else {
+		sy = sv.v;
 		print_header();
 		out_open_array(NULL);
 		for (i = 0; i < sv.n; i++)
-			print_synth(&sv.v[i]);
+			print_synth(&sy[i]);
 		out_close_array();
 	}
 	free(sv.v);
@@ -545,7 +485,8 @@ static int synth_show(int argc, char **argv)
 	bool values = argc > 1 && !strcmp(argv[1], "values");
 	int ret;
 
-	ret = check_name("show", argc, argv, values ? 0 : 1);
+	ret = mc_check_name("synth", "synthesizer", "show", argc, argv,
+			    values ? 0 : 1);
 	if (ret)
 		return ret;
 	memset(&key, 0, sizeof(key));
@@ -560,7 +501,7 @@ static int synth_show(int argc, char **argv)
 	if (!values) {
 		ret = magnet_synth_get(h, argv[0], &sy);
 		if (ret) {
-			ret = report(h, ret, "show", argv[0]);
+			ret = mc_name_error(h, ret, "synth", "show", argv[0]);
 		} else {
 			print_header();
 			print_synth(&sy);
@@ -568,7 +509,7 @@ static int synth_show(int argc, char **argv)
 	} else if (key.group) {
 		ret = magnet_synth_value_get(h, argv[0], &key, &val);
 		if (ret) {
-			ret = report(h, ret, "show", argv[0]);
+			ret = mc_name_error(h, ret, "synth", "show", argv[0]);
 		} else {
 			print_value_header();
 			print_value(&val);
@@ -579,7 +520,7 @@ static int synth_show(int argc, char **argv)
 		ret = magnet_synth_values(h, argv[0], collect_value, NULL);
 		out_close_array();
 		if (ret)
-			ret = report(h, ret, "show", argv[0]);
+			ret = mc_name_error(h, ret, "synth", "show", argv[0]);
 	}
 	magnet_ctl_close(h);
 	return ret;
