@@ -33,6 +33,11 @@
 # dmesg.txt, dmesg-live.txt, elapsed (seconds), vm-cmd.sh (what the guest
 # ran: environment and command).
 #
+# A guest whose kernel never got as far as starting the script (a crash
+# at boot, before any module is loaded: emulated 6.12 guests rarely take
+# an int3 oops in sched_clock_cpu there) is booted once more; the first
+# attempt's consoles are kept as *.boot1.log and the retry is reported.
+#
 # Prints "ok - KVER TEST" or "not ok - KVER TEST" (with "# SKIP" for exit 4).
 # Exit status: the guest script's (0 pass, 1 fail, 4 skip), 1 if the kernel
 # log is dirty or the guest never finished, 2 for usage errors.
@@ -94,7 +99,8 @@ if [ -z "$outdir" ]; then
 fi
 mkdir -p "$outdir" || exit 2
 outdir=$(realpath "$outdir")
-rm -f "$outdir"/{output.log,console.log,kernel-console.log,exit-code,dmesg.txt,dmesg-live.txt,elapsed,vm-cmd.sh}
+rm -f "$outdir"/{output.log,console.log,kernel-console.log,exit-code,dmesg.txt,dmesg-live.txt,elapsed,vm-cmd.sh} \
+	"$outdir"/{kernel-console,console}.boot1.log
 
 # The guest has a /tmp of its own: a checkout under /tmp (a CI clone, say)
 # is handed in read-only, and the results dir, which would be hidden under
@@ -130,15 +136,28 @@ cmd="bash $(printf %q "$guest_out/vm-cmd.sh")"
 
 echo "# vm-run: $kver $name (timeout ${timeout_s}s, results $outdir)"
 start=$(date +%s)
-# timeout(1) signals its whole process group, so qemu dies with vng.
-# stdin is /dev/null: qemu must not fight the terminal.  --verbose sends
-# the kernel's serial console to vng's stderr: kept in kernel-console.log.
-timeout --kill-after=15 $((timeout_s + 120)) \
-	vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
-	--verbose --append "loglevel=5${MAGNET_VM_APPEND:+ $MAGNET_VM_APPEND}" "${repo_dir[@]}" \
-	--rwdir "$guest_out=$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
-	2>"$outdir/kernel-console.log" | tee "$outdir/console.log"
-vng_rc=${PIPESTATUS[0]}
+for attempt in 1 2; do
+	# timeout(1) signals its whole process group, so qemu dies with vng.
+	# stdin is /dev/null: qemu must not fight the terminal.  --verbose
+	# sends the kernel's serial console to vng's stderr: kept in
+	# kernel-console.log.
+	timeout --kill-after=15 $((timeout_s + 120)) \
+		vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
+		--verbose --append "loglevel=5${MAGNET_VM_APPEND:+ $MAGNET_VM_APPEND}" "${repo_dir[@]}" \
+		--rwdir "$guest_out=$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
+		2>"$outdir/kernel-console.log" | tee "$outdir/console.log"
+	vng_rc=${PIPESTATUS[0]}
+	# guest-run.sh logs "magnet-vm: start" to the console before the script
+	if [ -s "$outdir/exit-code" ] || [ -e "$outdir/output.log" ] ||
+		grep -q 'magnet-vm: start' "$outdir/kernel-console.log" || [ $attempt -eq 2 ]; then
+		break
+	fi
+	echo "# vm-run: the guest never started $name (vng exit $vng_rc; kernel console in kernel-console.boot1.log): booting once more"
+	grep -m 3 -E '] (RIP|Oops|BUG|Kernel panic)' "$outdir/kernel-console.log" | sed 's/^/#   /'
+	mv "$outdir/kernel-console.log" "$outdir/kernel-console.boot1.log"
+	mv "$outdir/console.log" "$outdir/console.boot1.log"
+	rm -f "$outdir/dmesg-live.txt"
+done
 elapsed=$(($(date +%s) - start))
 echo "$elapsed" >"$outdir/elapsed"
 
