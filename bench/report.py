@@ -499,6 +499,16 @@ def findings(kvers):
                     parts.append("%s %.1f %%" % (c, med([fnum(r["consumer_cpu"]) for r in pr[(c,)]])))
             if parts:
                 lines.append("CPU of the consumer process (magnetctl record / tcpdump / bpftrace / lttng-consumerd): " + ", ".join(parts))
+        fr = group(read_csv(kv, "fixedrate.csv"), "config")
+        if ("none",) in fr:
+            def cpu_us(rs):
+                return med([1e6 * fnum(r["vm_busy_s"]) / fnum(r["rcv_packets"])
+                            for r in rs if fnum(r["rcv_packets"]) > 0])
+            base = cpu_us(fr[("none",)])
+            parts = ["%s %.2f" % (c, cpu_us(fr[(c,)]) / base)
+                     for c in ["loaded", "m1", "m4", "m4eager", "tcpdump", "bpftrace", "lttng"] if (c,) in fr]
+            lines.append("at a fixed 40 Mb/s, VM CPU time per datagram relative to no monitoring (baseline %.0f µs): %s" % (
+                base, ", ".join(parts)))
         mi = group(read_csv(kv, "micro.csv"), "mode", "len")
         if ("magnet", "64") in mi and ("ftrace", "64") in mi:
             m = med([fnum(r["ns_med"]) for r in mi[("magnet", "64")]])
