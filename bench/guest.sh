@@ -6,11 +6,11 @@
 # measures and records, it asserts nothing about timing.
 #
 #   MAGNET_BENCH_MODE=quick|full  (repetitions and durations below)
-#   MAGNET_BENCH_PARTS="micro perturb fixedrate drain loss lossrule sampling
-#   filtering" (default: all eight)
+#   MAGNET_BENCH_PARTS="micro perturb fixedrate drain lossless loss lossrule
+#   sampling filtering" (default: all nine)
 # (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
 #
-# Files: micro.csv, perturb.csv, fixedrate.csv, drain.csv, loss.csv, lossrule.csv,
+# Files: micro.csv, perturb.csv, fixedrate.csv, drain.csv, lossless.csv, loss.csv, lossrule.csv,
 # sampling.csv, filtering.csv, env.txt, and the
 # raw iperf3/tcpdump/bpftrace outputs of each run under raw/.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
@@ -24,7 +24,7 @@ R=$MAGNET_RESULTS
 RAW=$R/raw
 mkdir -p "$RAW"
 mode=${MAGNET_BENCH_MODE:-quick}
-parts=${MAGNET_BENCH_PARTS:-micro perturb fixedrate drain loss lossrule sampling filtering}
+parts=${MAGNET_BENCH_PARTS:-micro perturb fixedrate drain lossless loss lossrule sampling filtering}
 # part 2b's offered rate: below what every monitored configuration carries
 FR_RATE=40M
 LOSS_KB="64 256 1024 2048 4096 8192"
@@ -33,12 +33,14 @@ if [ "$mode" = full ]; then
 	MICRO_REPS=5 MICRO_N=20000
 	P_REPS=5 P_DUR=10
 	D_REPS=5 D_MS=3000
+	LL_REPS=3 LL_MS=2000 LL_LENS="24 256 4064"
 	L_REPS=5 L_DUR=6
 else
 	# one of each: the quick mode shows the shape in under 10 minutes
 	MICRO_REPS=2 MICRO_N=20000
 	P_REPS=1 P_DUR=2
 	D_REPS=1 D_MS=1000
+	LL_REPS=1 LL_MS=1000 LL_LENS="256"
 	L_REPS=1 L_DUR=2
 	LOSS_KB="64 1024 8192"
 fi
@@ -388,11 +390,14 @@ fixedrate() {
 #    the guest's /tmp) or tests/tools/stream_drain (libmagnet's read(),
 #    libaio or io_uring path, into memory), with a 256 KiB watermark
 # ------------------------------------------------------------------
-drain_one() {	# drain_one METHOD LEN REP
-	local m=$1 len=$2 rep=$3 cpid c0 c1 line ns prod lost bytes rd o cpu
+# drain_run METHOD LEN RATE MS TAG: the producer on CPU 0 (RATE events/s,
+# 0: as fast as it can) for MS ms, one reader on CPU 1; sets DR_SECONDS
+# DR_PROD DR_LOST DR_READ DR_BYTES (written), DR_EPS (events delivered per
+# second) DR_CPU (reader ticks); raw output in $RAW/TAG.out
+drain_run() {
+	local m=$1 len=$2 rate=$3 ms=$4 o=$RAW/$5.out cpid c0 c1 line ns
 	magnetctl stream create dr subbuf-size 1M subbuf-count 8 >/dev/null || bail_out "stream dr"
 	magnetctl probe enable bench stream dr >/dev/null
-	o=$RAW/drain.$m.$len.$rep.out
 	if [ "$m" = record ]; then
 		taskset -c 1 "$MAGNETCTL" record dr -o "$TMPD/dr.trace" --watermark 256K --timeout 100 >"$o" 2>&1 &
 	else
@@ -402,29 +407,41 @@ drain_one() {	# drain_one METHOD LEN REP
 	cpid=$!
 	sleep 0.3
 	c0=$(cputicks "$cpid")
-	line=$(bench_cmd 1 "produce $len $D_MS 0")
+	line=$(bench_cmd 1 "produce $len $ms 0 $rate")
 	c1=$(cputicks "$cpid")
 	magnetctl probe disable bench >/dev/null
 	if [ "$m" = record ]; then
 		kill -INT "$cpid"; wait "$cpid"
 	fi
 	magnetctl stream flush dr >/dev/null
-	read -r prod lost rd bytes < <(stream_stat dr produced lost read bytes)
+	read -r DR_PROD DR_LOST DR_READ DR_BYTES < <(stream_stat dr produced lost read bytes)
 	magnetctl stream delete dr >/dev/null	# stream_drain reads to the end
 	wait "$cpid"
 	rm -f "$TMPD"/*
 	ns=$(sed -E 's/.* ns=([0-9]+).*/\1/' <<<"$line")
-	cpu=$((c1 - c0))
-	python3 - "$KV" "$m" "$len" "$rep" "$ns" "$prod" "$lost" "$rd" "$bytes" "$cpu" "$HZ_TCK" >>"$R/drain.csv" <<'PY'
+	DR_SECONDS=$(awk -v ns="$ns" 'BEGIN {printf "%.3f", ns / 1e9}')
+	DR_EPS=$(awk -v ns="$ns" -v p="$DR_PROD" -v l="$DR_LOST" 'BEGIN {printf "%.0f", (p - l) / (ns / 1e9)}')
+	DR_CPU=$((c1 - c0))
+}
+
+# dr_row CSV KV METHOD LEN REP [EXTRA...]: one row of the last drain_run
+dr_row() {
+	local csv=$1
+	shift
+	python3 - "$DR_SECONDS" "$DR_PROD" "$DR_LOST" "$DR_READ" "$DR_BYTES" "$DR_CPU" "$HZ_TCK" "$@" >>"$csv" <<'PY'
 import sys
-kv, m, ln, rep, ns, prod, lost, rd, by, cpu, hz = sys.argv[1:]
-s = int(ns) / 1e9
-prod, lost, rd, by = int(prod), int(lost), int(rd), int(by)
-print("%s,%s,%s,%s,%.3f,%d,%d,%d,%d,%.2f,%.0f,%.3f,%.1f" % (kv, m, ln, rep, s, prod, lost, rd, by,
+s, prod, lost, rd, by, cpu, hz = sys.argv[1:8]
+s, prod, lost, rd, by = float(s), int(prod), int(lost), int(rd), int(by)
+print(",".join(sys.argv[8:]) + ",%.3f,%d,%d,%d,%d,%.2f,%.0f,%.3f,%.1f" % (s, prod, lost, rd, by,
       by / s / 1e6, (prod - lost) / s, 100.0 * lost / max(prod, 1),
       100.0 * int(cpu) / int(hz) / s))
 PY
-	echo "# drain $m len=$len rep=$rep: $(tail -1 "$R/drain.csv")"
+}
+
+drain_one() {	# drain_one METHOD LEN REP
+	drain_run "$1" "$2" 0 "$D_MS" "drain.$1.$2.$3"
+	dr_row "$R/drain.csv" "$KV" "$1" "$2" "$3"
+	echo "# drain $1 len=$2 rep=$3: $(tail -1 "$R/drain.csv")"
 }
 
 drain() {
@@ -435,6 +452,37 @@ drain() {
 		for len in 24 64 256 1024 4064; do
 			for m in $methods; do
 				drain_one "$m" "$len" "$rep"
+			done
+		done
+	done
+}
+
+# ------------------------------------------------------------------
+# 3b. lossless drain (004 Fig. 4: MB/s "with no lost events"): per reader
+#     and payload, a saturated run gives the rate the reader delivers,
+#     then the producer is paced at 90 % of it, and at 3/4 of the last
+#     rate after each run that lost events, until one loses nothing.
+#     Every run is a row of lossless.csv (trial 0: saturated); the report
+#     takes the highest lossless rate.
+# ------------------------------------------------------------------
+lossless() {
+	local rep len m rate trial methods=record
+	[ -x "$MAGNET_TOOLS/stream_drain" ] && methods="record read aio uring"
+	echo "kernel,method,len,rep,trial,target_eps,seconds,produced,lost,read,bytes,MBps,events_per_s,loss_pct,reader_cpu" >"$R/lossless.csv"
+	for rep in $(seq 1 "$LL_REPS"); do
+		for len in $LL_LENS; do
+			for m in $methods; do
+				drain_run "$m" "$len" 0 "$LL_MS" "lossless.$m.$len.$rep.0"
+				dr_row "$R/lossless.csv" "$KV" "$m" "$len" "$rep" 0 0
+				rate=$((DR_EPS * 9 / 10))
+				for trial in 1 2 3 4 5 6 7 8; do
+					[ "$rate" -gt 0 ] || break
+					drain_run "$m" "$len" "$rate" "$LL_MS" "lossless.$m.$len.$rep.$trial"
+					dr_row "$R/lossless.csv" "$KV" "$m" "$len" "$rep" "$trial" "$rate"
+					[ "$DR_LOST" -eq 0 ] && break
+					rate=$((rate * 3 / 4))
+				done
+				echo "# lossless $m len=$len rep=$rep: $(tail -1 "$R/lossless.csv")"
 			done
 		done
 	done

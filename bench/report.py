@@ -320,6 +320,58 @@ plot %s
     return "\n".join(md)
 
 
+def lossless_section(kvers):
+    md = []
+    plots = []
+    for kv in kvers:
+        rows = read_csv(kv, "lossless.csv")
+        if not rows:
+            continue
+        g = group(rows, "method", "len")
+        md.append("\n#### %s\n" % kv)
+        md.append("| reader | payload B | record B | reps with a lossless rate | lossless MB/s median (min...max) | lossless events/s | reader CPU % there | saturated: delivered MB/s, lost % | runs |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        methods = [m for m in DRAIN_METHODS if any(k[0] == m for k in g)]
+        for m in methods:
+            dat = []
+            for key in sorted((k for k in g if k[0] == m), key=lambda k: int(k[1])):
+                rs = g[key]
+                best, sat = [], []
+                for rp, rr in group(rs, "rep").items():
+                    ok = [r for r in rr if fnum(r["lost"]) == 0]
+                    if ok:
+                        best.append(max(ok, key=lambda r: fnum(r["events_per_s"])))
+                    sat += [r for r in rr if r["trial"] == "0"]
+                rec = (int(key[1]) + 32 + 7) // 8 * 8
+                mb = [fnum(r["MBps"]) for r in best]
+                md.append("| %s | %s | %d | %d of %d | %s | %s | %s | %.1f, %.1f | %d |" % (
+                    DRAIN_DESC.get(m, m), key[1], rec, len(best), len(group(rs, "rep")),
+                    "%.1f (%s)" % (med(mb), spread(mb, "%.1f")) if best else "none found",
+                    "%.0f" % med([fnum(r["events_per_s"]) for r in best]) if best else "-",
+                    "%.1f" % med([fnum(r["reader_cpu"]) for r in best]) if best else "-",
+                    med([fnum(r["MBps"]) for r in sat]), med([fnum(r["loss_pct"]) for r in sat]),
+                    len(rs)))
+                if best:
+                    dat.append("%d %.2f %.2f %.2f" % (rec, med(mb), min(mb), max(mb)))
+            f = os.path.join(IMG, "bench-lossless-%s-%s.dat" % (m, short(kv)))
+            with open(f, "w") as fh:
+                fh.write("\n".join(dat) + "\n")
+            if dat:
+                plots.append('"%s" using 1:2:3:4 with yerrorlines title "%s %s"' % (f, m, short(kv)))
+    if plots and gnuplot("""set terminal pngcairo size 800,460 font ",10"
+set output "%s"
+set title "Drain throughput with no event lost (producer paced, 256 KiB watermark)"
+set logscale x 2
+set xlabel "record size, bytes"
+set ylabel "MB/s delivered, nothing lost"
+set yrange [0:*]
+set key below
+plot %s
+""" % (os.path.join(IMG, "bench-lossless.png"), ", ".join(plots))):
+        md.append("\n![lossless drain throughput](img/bench-lossless.png)\n")
+    return "\n".join(md)
+
+
 def lossrule_section(kvers):
     md = []
     for kv in kvers:
@@ -523,6 +575,12 @@ def findings(kvers):
             lines.append("drain: up to %.0f MB/s (%s, %s-byte payloads, %.0f events/s, reader CPU %.0f %%, %.1f %% of the produced events lost because the producer outruns the reader)" % (
                 med([fnum(r["MBps"]) for r in rs]), DRAIN_DESC.get(best[0], best[0]), best[1], med([fnum(r["events_per_s"]) for r in rs]),
                 med([fnum(r["reader_cpu"]) for r in rs]), med([fnum(r["loss_pct"]) for r in rs])))
+        ll = [r for r in read_csv(kv, "lossless.csv") if fnum(r["lost"]) == 0]
+        if ll:
+            top = max(ll, key=lambda r: fnum(r["MBps"]))
+            lines.append("drain with no event lost: up to %.0f MB/s (%s, %s-byte payloads, %.0f events/s, reader CPU %.0f %%)" % (
+                fnum(top["MBps"]), DRAIN_DESC.get(top["method"], top["method"]), top["len"],
+                fnum(top["events_per_s"]), fnum(top["reader_cpu"])))
         lo = group(read_csv(kv, "loss.csv"), "total_kb_per_cpu")
         if lo:
             ks = sorted(lo, key=lambda k: int(k[0]))
@@ -545,6 +603,7 @@ def main():
     for key, fn in (("ENV", env_section), ("FINDINGS", findings), ("PERTURB", perturb_section),
                     ("FIXEDRATE", fixedrate_section),
                     ("MICRO", micro_section), ("DRAIN", drain_section),
+                    ("LOSSLESS", lossless_section),
                     ("LOSS", loss_section), ("LOSSRULE", lossrule_section),
                     ("SAMPLING", sampling_section),
                     ("FILTERING", filtering_section)):

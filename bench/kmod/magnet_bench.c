@@ -17,9 +17,11 @@
  *	          a 24-byte header like MAGNET's minus the timestamp that
  *	          ftrace adds itself, LEN payload bytes, unlock_commit), a
  *	          private buffer of 32 MiB per CPU in overwrite mode
- *   echo "produce LEN MS CPU" > .../cmd
+ *   echo "produce LEN MS CPU [RATE]" > .../cmd
  *	A kthread bound to CPU calls magnet_add() with LEN bytes as fast as it
- *	can for MS milliseconds (cond_resched every 64 calls).
+ *	can for MS milliseconds (cond_resched every 64 calls), or, with RATE
+ *	events per second, in bursts of 64 paced to that rate (it spins
+ *	between bursts, so it takes its CPU either way).
  *
  *   cat /sys/module/magnet_bench/parameters/result
  *	one line of key=value: per-call ns (median, p10, p90 over batches),
@@ -30,6 +32,7 @@
 #include <linux/completion.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/math64.h>
 #include <linux/ring_buffer.h>
 #include <linux/timex.h>
 #include <linux/sort.h>
@@ -157,7 +160,7 @@ static int bench_time(const char *mode_s, unsigned int len, unsigned long n)
 
 struct produce_arg {
 	unsigned int len;
-	u64 ms, events, ns;
+	u64 ms, rate, events, ns;
 	struct completion done;
 };
 
@@ -173,6 +176,13 @@ static int produce_fn(void *data)
 			magnet_add(bench_pt, n++, payload, a->len);
 		cond_resched();
 		now = local_clock();
+		/* paced: the next burst is due when n events fit the rate */
+		while (a->rate && now < end &&
+		       now - t0 < div64_u64(n * NSEC_PER_SEC, a->rate)) {
+			cond_resched();
+			cpu_relax();
+			now = local_clock();
+		}
 	} while (now < end);
 	a->events = n;
 	a->ns = now - t0;
@@ -182,9 +192,10 @@ static int produce_fn(void *data)
 	return 0;
 }
 
-static int bench_produce(unsigned int len, unsigned long ms, unsigned int cpu)
+static int bench_produce(unsigned int len, unsigned long ms, unsigned int cpu,
+			 unsigned long rate)
 {
-	struct produce_arg a = { .len = len, .ms = ms };
+	struct produce_arg a = { .len = len, .ms = ms, .rate = rate };
 	struct task_struct *t;
 
 	if (len > MAGNET_PAYLOAD_MAX || !ms || ms > 600000 || cpu >= nr_cpu_ids ||
@@ -200,24 +211,24 @@ static int bench_produce(unsigned int len, unsigned long ms, unsigned int cpu)
 	wait_for_completion(&a.done);
 	kthread_stop(t);
 	snprintf(result, sizeof(result),
-		 "mode=produce len=%u cpu=%u events=%llu ns=%llu\n",
-		 len, cpu, a.events, a.ns);
+		 "mode=produce len=%u cpu=%u rate=%llu events=%llu ns=%llu\n",
+		 len, cpu, a.rate, a.events, a.ns);
 	return 0;
 }
 
 static int cmd_set(const char *val, const struct kernel_param *kp)
 {
 	char mode[16], what[16];
-	unsigned long n, ms;
+	unsigned long n, ms, rate = 0;
 	unsigned int len, cpu;
 	int ret = -EINVAL;
 
 	mutex_lock(&bench_lock);
 	if (sscanf(val, "time %15s %u %lu", mode, &len, &n) == 3)
 		ret = bench_time(mode, len, n);
-	else if (sscanf(val, "%15s %u %lu %u", what, &len, &ms, &cpu) == 4 &&
-		 !strcmp(what, "produce"))
-		ret = bench_produce(len, ms, cpu);
+	else if (sscanf(val, "%15s %u %lu %u %lu", what, &len, &ms, &cpu,
+			&rate) >= 4 && !strcmp(what, "produce"))
+		ret = bench_produce(len, ms, cpu, rate);
 	if (ret)
 		snprintf(result, sizeof(result), "error=%d\n", ret);
 	mutex_unlock(&bench_lock);
@@ -226,7 +237,7 @@ static int cmd_set(const char *val, const struct kernel_param *kp)
 
 static int cmd_get(char *buf, const struct kernel_param *kp)
 {
-	return sprintf(buf, "time MODE LEN N | produce LEN MS CPU\n");
+	return sprintf(buf, "time MODE LEN N | produce LEN MS CPU [RATE]\n");
 }
 
 static const struct kernel_param_ops cmd_ops = { .set = cmd_set, .get = cmd_get };
