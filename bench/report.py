@@ -153,6 +153,19 @@ plot "%s" using 1:3:xtic(2) with boxes title "goodput ratio", \\
     return "\n".join(md)
 
 
+def proc_us_per_dgram(r):
+    """CPU time of sender, receiver and consumer per datagram received, in
+    µs.  iperf3's percentages are of its test's duration (bytes received
+    over goodput), the consumer's of the whole run (seconds)."""
+    n, gp = fnum(r["rcv_packets"]), fnum(r["goodput_mbps"])
+    if not n or not gp or n != n or gp != gp:
+        return float("nan")
+    dur = n * 1400 * 8 / (gp * 1e6)
+    cpu = (fnum(r["sender_cpu"]) + fnum(r["receiver_cpu"])) / 100 * dur + \
+        fnum(r["consumer_cpu"]) / 100 * fnum(r["seconds"])
+    return 1e6 * cpu / n
+
+
 def fixedrate_section(kvers):
     md = []
     for kv in kvers:
@@ -161,28 +174,26 @@ def fixedrate_section(kvers):
             continue
         g = group(rows, "config")
 
-        def us_per_dgram(r):
-            n = fnum(r["rcv_packets"])
-            return 1e6 * fnum(r["vm_busy_s"]) / n if n else float("nan")
+        us_per_dgram = proc_us_per_dgram
 
         base = med([us_per_dgram(r) for r in g.get(("none",), [])])
         md.append("\n#### %s\n" % kv)
-        md.append("| configuration | n | goodput Mb/s median (min...max) | datagrams lost % | VM CPU µs per datagram median (min...max) | vs. none | VM busy, CPUs | consumer CPU % | events lost % |")
-        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        md.append("| configuration | n | goodput Mb/s median (min...max) | datagrams lost % | CPU µs per datagram median (min...max) | vs. none | sender CPU % | receiver CPU % | consumer CPU % | events lost % |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         dat = []
         for i, c in enumerate([c for c in PERTURB_ORDER if (c,) in g]):
             rs = g[(c,)]
             gp = [fnum(r["goodput_mbps"]) for r in rs]
             us = [us_per_dgram(r) for r in rs]
-            busy = [fnum(r["vm_busy_s"]) / fnum(r["seconds"]) if fnum(r["seconds"]) else float("nan") for r in rs]
             ev = [fnum(r["events"]) for r in rs]
             el = [fnum(r["events_lost"]) for r in rs]
             lostpct = [100.0 * l / (e + (l if c == "bpftrace" else 0)) if e else float("nan")
                        for e, l in zip(ev, el)]
             ratio = med(us) / base if base and base == base else float("nan")
-            md.append("| %s | %d | %.1f (%s) | %.2f | %.1f (%s) | %.2f | %.2f | %s | %s |" % (
+            md.append("| %s | %d | %.1f (%s) | %.2f | %.1f (%s) | %.2f | %.1f | %.1f | %s | %s |" % (
                 PERTURB_DESC.get(c, c), len(rs), med(gp), spread(gp, "%.1f"),
-                med([fnum(r["loss_pct"]) for r in rs]), med(us), spread(us, "%.1f"), ratio, med(busy),
+                med([fnum(r["loss_pct"]) for r in rs]), med(us), spread(us, "%.1f"), ratio,
+                med([fnum(r["sender_cpu"]) for r in rs]), med([fnum(r["receiver_cpu"]) for r in rs]),
                 "-" if c in ("none", "loaded") else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
                 "-" if c in ("none", "loaded") else
                 ("%.0f discarded" % med(el) if c == "lttng" else "%.2f" % med(lostpct))))
@@ -198,7 +209,7 @@ set title "CPU time per datagram at a fixed offered rate (iperf3 UDP), %s, TCG V
 set style fill solid 0.6
 set boxwidth 0.6
 set yrange [0:*]
-set ylabel "VM CPU microseconds per datagram (median, bars: min..max)"
+set ylabel "CPU us per datagram: sender + receiver + consumer (median, min..max)"
 set xtics rotate by -20
 plot "%s" using 1:3:xtic(2) with boxes title "CPU per datagram", \\
      "" using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 notitle
@@ -554,12 +565,11 @@ def findings(kvers):
         fr = group(read_csv(kv, "fixedrate.csv"), "config")
         if ("none",) in fr:
             def cpu_us(rs):
-                return med([1e6 * fnum(r["vm_busy_s"]) / fnum(r["rcv_packets"])
-                            for r in rs if fnum(r["rcv_packets"]) > 0])
+                return med([proc_us_per_dgram(r) for r in rs])
             base = cpu_us(fr[("none",)])
             parts = ["%s %.2f" % (c, cpu_us(fr[(c,)]) / base)
                      for c in ["loaded", "m1", "m4", "m4eager", "tcpdump", "bpftrace", "lttng"] if (c,) in fr]
-            lines.append("at a fixed 40 Mb/s, VM CPU time per datagram relative to no monitoring (baseline %.0f µs): %s" % (
+            lines.append("at a fixed 40 Mb/s, CPU time (sender, receiver, consumer) per datagram relative to no monitoring (baseline %.0f µs): %s" % (
                 base, ", ".join(parts)))
         mi = group(read_csv(kv, "micro.csv"), "mode", "len")
         if ("magnet", "64") in mi and ("ftrace", "64") in mi:
