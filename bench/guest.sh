@@ -375,8 +375,9 @@ perturb() {
 # ------------------------------------------------------------------
 # 2b. cost at a fixed rate: the flood of part 2 limited to $FR_RATE, which
 #     every configuration carries, so a monitor's cost shows as CPU time
-#     rather than as lost goodput.  vm_busy_s: CPU seconds the whole VM
-#     spent during the run (all CPUs: sender, receiver, softirq, consumer)
+#     rather than as lost goodput (bench/report.py: sender, receiver and
+#     consumer CPU per datagram; vm_busy_s, the whole VM's busy time from
+#     /proc/stat, undercounts under TCG and is only recorded)
 # ------------------------------------------------------------------
 fixedrate() {
 	peer_cfgs none loaded m1 m4 m4eager tcpdump
