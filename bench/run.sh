@@ -10,9 +10,9 @@
 # bench/results/KVER/; then bench/report.py turns every
 # bench/results/*/ into docs/benchmarks.md and docs/img/bench-*.png.
 #
-# --quick (default): fewer repetitions and shorter runs, about 10 minutes
-# for one kernel (more on a busy host or with LTTng).  --full: >= 5 repetitions of everything, 70 minutes or more
-# per kernel.  --lttng: also build lttng-modules (bench/lttng-build.sh,
+# --quick (default): one run of each configuration, short runs, under 10
+# minutes for one kernel on an idle host.  --full: >= 5 repetitions of
+# every configuration (3 of the lossless search), about an hour per kernel.  --lttng: also build lttng-modules (bench/lttng-build.sh,
 # 10-20 minutes per kernel, needs network for the clone) and add LTTng to
 # the perturbation experiment; a previous build in build/bench/lttng/KVER
 # is used without the flag.  KVER defaults to 6.12.95+deb12-amd64 if installed, else the
