@@ -10,8 +10,8 @@
 # bench/results/KVER/; then bench/report.py turns every
 # bench/results/*/ into docs/benchmarks.md and docs/img/bench-*.png.
 #
-# --quick (default): one run of each configuration, short runs, under 10
-# minutes for one kernel on an idle host.  --full: >= 5 repetitions of
+# --quick (default): one run of each configuration, short runs, about 7
+# minutes for one kernel on an idle host (estimated; 15 on a busy one).  --full: >= 5 repetitions of
 # every configuration (3 of the lossless search), about an hour per kernel.  --lttng: also build lttng-modules (bench/lttng-build.sh,
 # 10-20 minutes per kernel, needs network for the clone) and add LTTng to
 # the perturbation experiment; a previous build in build/bench/lttng/KVER
@@ -61,7 +61,7 @@ cmake --build build/bench -j2 --target magnetctl stream_drain >/dev/null
 export MAGNETCTL=$top/build/bench/magnetctl/magnetctl
 export MAGNET_TOOLS=$top/build/bench/tests/tools
 export MAGNET_BENCH_MODE=$mode
-[ "$mode" = full ] && limit=5400 || limit=900
+[ "$mode" = full ] && limit=5400 || limit=1800
 
 rc=0
 for k in $kvers; do
