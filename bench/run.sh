@@ -10,8 +10,8 @@
 # bench/results/KVER/; then bench/report.py turns every
 # bench/results/*/ into docs/benchmarks.md and docs/img/bench-*.png.
 #
-# --quick (default): one run of each configuration, short runs, about 7
-# minutes for one kernel on an idle host (estimated; 15 on a busy one).  --full: >= 5 repetitions of
+# --quick (default): one run of each configuration, short runs, about 6
+# minutes for one kernel on an idle host (more than 15 on a busy one).  --full: >= 5 repetitions of
 # every configuration (3 of the lossless search), about an hour per kernel.  --lttng: also build lttng-modules (bench/lttng-build.sh,
 # 10-20 minutes per kernel, needs network for the clone) and add LTTng to
 # the perturbation experiment; a previous build in build/bench/lttng/KVER
