@@ -77,6 +77,19 @@ def gnuplot(script):
         return False
 
 
+def lost_pct(cfg, events, lost):
+    """% of a configuration's events lost: bpftrace counts only what it
+    printed as events, so its losses come on top; the others count all."""
+    if not events:
+        return float("nan")
+    return 100.0 * lost / (events + (lost if cfg == "bpftrace" else 0))
+
+
+def record_bytes(payload):
+    """A MAGNET record's size: 32-byte header plus payload, 8-byte aligned."""
+    return (int(payload) + 32 + 7) // 8 * 8
+
+
 def short(kver):
     return kver.split("-")[0].split("+")[0]
 
@@ -113,8 +126,7 @@ def perturb_section(kvers):
             gp = [fnum(r["goodput_mbps"]) for r in rs]
             ev = [fnum(r["events"]) for r in rs]
             el = [fnum(r["events_lost"]) for r in rs]
-            lostpct = [100.0 * l / (e + (l if c == "bpftrace" else 0)) if e else float("nan")
-                       for e, l in zip(ev, el)]
+            lostpct = [lost_pct(c, e, l) for e, l in zip(ev, el)]
             ratio = med(gp) / base if base and base == base else float("nan")
             md.append("| %s | %d | %.1f (%s) | %.2f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |" % (
                 PERTURB_DESC.get(c, c), len(rs), med(gp), spread(gp, "%.1f"), ratio,
@@ -187,8 +199,7 @@ def fixedrate_section(kvers):
             us = [us_per_dgram(r) for r in rs]
             ev = [fnum(r["events"]) for r in rs]
             el = [fnum(r["events_lost"]) for r in rs]
-            lostpct = [100.0 * l / (e + (l if c == "bpftrace" else 0)) if e else float("nan")
-                       for e, l in zip(ev, el)]
+            lostpct = [lost_pct(c, e, l) for e, l in zip(ev, el)]
             ratio = med(us) / base if base and base == base else float("nan")
             md.append("| %s | %d | %.1f (%s) | %.2f | %.1f (%s) | %.2f | %.1f | %.1f | %s | %s |" % (
                 PERTURB_DESC.get(c, c), len(rs), med(gp), spread(gp, "%.1f"),
@@ -305,7 +316,7 @@ def drain_section(kvers):
                 rs = g[key]
                 mb = [fnum(r["MBps"]) for r in rs]
                 prod = [fnum(r["produced"]) / fnum(r["seconds"]) for r in rs]
-                rec = (int(key[1]) + 32 + 7) // 8 * 8
+                rec = record_bytes(key[1])
                 md.append("| %s | %s | %d | %d | %.1f (%s) | %.0f | %.0f | %.1f | %.1f |" % (
                     DRAIN_DESC.get(m, m), key[1], rec, len(rs), med(mb), spread(mb, "%.1f"),
                     med([fnum(r["events_per_s"]) for r in rs]), med(prod),
@@ -353,7 +364,7 @@ def lossless_section(kvers):
                     if ok:
                         best.append(max(ok, key=lambda r: fnum(r["events_per_s"])))
                     sat += [r for r in rr if r["trial"] == "0"]
-                rec = (int(key[1]) + 32 + 7) // 8 * 8
+                rec = record_bytes(key[1])
                 mb = [fnum(r["MBps"]) for r in best]
                 md.append("| %s | %s | %d | %d of %d | %s | %s | %s | %.1f, %.1f | %d |" % (
                     DRAIN_DESC.get(m, m), key[1], rec, len(best), len(group(rs, "rep")),
