@@ -2,14 +2,18 @@
 /*
  * The fast path: magnet_add() from any context.
  *
- * Interrupts are disabled for the few dozen instructions between reserving
- * ring space and committing it, which makes the per-CPU ring single-writer
- * without a lock or an atomic operation.  NMIs cannot be excluded that
- * way, so an event in NMI context is only counted as lost.  Readers are
- * never woken from here: an irq_work does that after we return, so a
- * probe inside the scheduler cannot deadlock on a wait-queue lock.
+ * One irq-off section per event covers the clock read, the filters,
+ * synthesizers and every ring the event goes to; it makes each per-CPU
+ * ring single-writer without a lock or an atomic operation.  NMIs cannot
+ * be excluded that way, so an event in NMI context is only counted as
+ * lost.  Nothing here looks at readers: the ring queues a deferred wake-up
+ * (an irq_work) when it closes a sub-buffer and a reader waits, and a
+ * timer of the stream does the rest (magnetfs/stream_file.c), so a probe
+ * inside the scheduler cannot deadlock on a wait-queue lock and an event
+ * pays for no barrier.  Everything here is notrace and NOKPROBE_SYMBOL:
+ * no probe may land between a reserve and its commit.
  */
-#include <linux/irq_work.h>
+#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/hardirq.h>
 #include <linux/timekeeping.h>
@@ -17,37 +21,34 @@
 #include "internal.h"
 
 /*
- * Write one record into this CPU's ring of @s; false when dropped.  @who,
- * when set, is the pid and tgid the record names instead of the current
- * task's (core records written by magnetk about some other task).
+ * Write one record into this CPU's ring of @s; false when dropped.
+ * Interrupts are off (the caller's one irq-off section).  @who, when set,
+ * is the pid and tgid the record names instead of the current task's
+ * (core records written by magnetk about some other task).
  */
-static bool __magnet_write(struct magnet_stream *s, u16 event,
-			   u64 abstract_id, const void *payload, u16 len,
-			   u64 now, const u32 *who)
+static notrace bool __magnet_write(struct magnet_stream *s, u16 event,
+				   u64 abstract_id, const void *payload,
+				   u16 len, u64 now, const u32 *who)
 {
 	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
 	struct magnet_ring *r;
-	unsigned long flags;
 	void *rec;
 
 	/* a global ring or a flight recorder (kmod/stream.c) */
 	if (unlikely(s->mode))
 		return magnet_write_mode(s, event, abstract_id, payload, len,
 					 now, who);
+	r = this_cpu_ptr(s->rings);
 	if (unlikely(in_nmi())) {
-		local64_inc(&this_cpu_ptr(s->rings)->nmi_lost);
+		local64_inc(&r->nmi_lost);
 		return false;
 	}
-
-	local_irq_save(flags);
-	r = this_cpu_ptr(s->rings);
 	magnet_ring_sync_nmi(r);
 	r->produced++;
 	rec = unlikely(len > MAGNET_PAYLOAD_MAX) ? NULL :
 		magnet_ring_reserve(r, size, now);
 	if (unlikely(!rec)) {
 		magnet_ring_drop(r);
-		local_irq_restore(flags);
 		return false;
 	}
 	magnet_rec_fill_hdr(rec, size, event, abstract_id, now);
@@ -60,25 +61,26 @@ static bool __magnet_write(struct magnet_stream *s, u16 event,
 	       size - MAGNET_REC_HDR_SIZE - len);
 	magnet_ring_commit(r, size);
 	r->written++;
-	local_irq_restore(flags);
-
-	magnet_kick_reader(s, r);
 	return true;
 }
+NOKPROBE_SYMBOL(__magnet_write);
 
 /*
- * Write one event of @pt into this CPU's ring of @s.  @now was read with
- * interrupts off on this CPU, so the ring's timestamps never go back.
+ * Write one event of @pt into this CPU's ring of @s, interrupts off.
+ * @now was read in the same irq-off section on this CPU, so the ring's
+ * timestamps never go back.
  */
-void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
-		  u64 abstract_id, const void *payload, u16 len, u64 now)
+notrace void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
+			  u64 abstract_id, const void *payload, u16 len,
+			  u64 now)
 {
 	__magnet_write(s, pt->id, abstract_id, payload, len, now, NULL);
 }
+NOKPROBE_SYMBOL(magnet_write);
 
 /*
- * A core record (SYNTH, CORR) written by magnetk, about the task @pid /
- * @tgid (0: none); same accounting as an event.
+ * A core record (SYNTH, CORR, APP) written from process context, about
+ * the task @pid / @tgid (0: none); same accounting as an event.
  */
 bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 		       u32 pid, u32 tgid, const void *payload, u16 len)
@@ -103,8 +105,8 @@ bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
  * same value, so a full trace, the SYNTH records and the correlations
  * agree exactly, and each ring still receives its records in time order.
  */
-void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
-		  u64 abstract_id, const void *payload, u16 len)
+notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
+			  u64 abstract_id, const void *payload, u16 len)
 {
 	struct magnet_taps *t;
 	unsigned long flags;
@@ -130,8 +132,9 @@ void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__magnet_add);
+NOKPROBE_SYMBOL(__magnet_add);
 
-void magnet_add_lost(struct magnet_point *pt, u64 n)
+notrace void magnet_add_lost(struct magnet_point *pt, u64 n)
 {
 	struct magnet_stream *s;
 	struct magnet_ring *r;
@@ -155,3 +158,4 @@ void magnet_add_lost(struct magnet_point *pt, u64 n)
 	rcu_read_unlock_sched();
 }
 EXPORT_SYMBOL_GPL(magnet_add_lost);
+NOKPROBE_SYMBOL(magnet_add_lost);

@@ -86,4 +86,20 @@ static inline struct nlattr **magnet_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/*
+ * A stream file's mapping of a ring stays read-only (no mprotect() to
+ * write): 6.3 made vma->vm_flags private behind vm_flags_mod().
+ */
+#include <linux/mm.h>
+
+static inline void magnet_vma_set_ro(struct vm_area_struct *vma)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP, VM_MAYWRITE);
+#else
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+}
+
 #endif /* _MAGNET_COMPAT_H */

@@ -15,6 +15,7 @@
  * The decision is made before any payload is copied: a dropped or
  * unsampled event costs the lookup and three per-CPU counter increments.
  */
+#include <linux/kprobes.h>
 #include <linux/cgroup.h>
 #include <linux/hardirq.h>
 #include <linux/percpu.h>
@@ -38,12 +39,13 @@ static u32 magnet_filter_seq;
 int magnet_filters_active;
 EXPORT_SYMBOL_GPL(magnet_filters_active);
 
-static struct hlist_head *ftab_chain(const struct magnet_fkey *k)
+static notrace struct hlist_head *ftab_chain(const struct magnet_fkey *k)
 {
 	if (!(k->mask & MAGNET_FK_EVENT))
 		return &magnet_ftab[MAGNET_FTAB_WILD];
 	return &magnet_ftab[k->event & (MAGNET_FTAB_SIZE - 1)];
 }
+NOKPROBE_SYMBOL(ftab_chain);
 
 static bool filter_before(const struct magnet_filter *a,
 			  const struct magnet_filter *b)
@@ -186,7 +188,7 @@ void magnet_filter_read_cnt(struct magnet_filter *f,
 
 /* ---- fast path: rcu_read_lock_sched held, not in NMI ----------------- */
 
-static u64 current_cgroup_id(void)
+static notrace u64 current_cgroup_id(void)
 {
 #ifdef CONFIG_CGROUPS
 	u64 id;
@@ -199,8 +201,9 @@ static u64 current_cgroup_id(void)
 	return 0;
 #endif
 }
+NOKPROBE_SYMBOL(current_cgroup_id);
 
-static struct magnet_filter *chain_first(struct hlist_head *h,
+static notrace struct magnet_filter *chain_first(struct hlist_head *h,
 					 const struct magnet_fkey *ev)
 {
 	struct magnet_filter *f;
@@ -210,8 +213,9 @@ static struct magnet_filter *chain_first(struct hlist_head *h,
 			return f;
 	return NULL;
 }
+NOKPROBE_SYMBOL(chain_first);
 
-static struct magnet_filter *magnet_filter_lookup(struct magnet_point *pt,
+static notrace struct magnet_filter *magnet_filter_lookup(struct magnet_point *pt,
 						  u64 abstract_id)
 {
 	struct magnet_fkey ev = {
@@ -235,17 +239,19 @@ static struct magnet_filter *magnet_filter_lookup(struct magnet_point *pt,
 		return a;
 	return filter_before(a, w) ? a : w;
 }
+NOKPROBE_SYMBOL(magnet_filter_lookup);
 
-static void filter_refuse(struct magnet_filter *f)
+static notrace void filter_refuse(struct magnet_filter *f)
 {
 	this_cpu_inc(f->cnt->dropped);
 }
+NOKPROBE_SYMBOL(filter_refuse);
 
 /*
  * Route one event of @pt (whose stream is @s) through the filters.
  * Returns false when no filter matches: the caller writes it to @s.
  */
-bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
+notrace bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 		       u64 abstract_id, const void *payload, u16 len, u64 now)
 {
 	struct magnet_filter *f;
@@ -281,6 +287,7 @@ refuse:
 	filter_refuse(f);
 	return true;
 }
+NOKPROBE_SYMBOL(magnet_filter_add);
 
 /*
  * magnet_wants(): would a filter certainly refuse this event?  Only a
@@ -288,7 +295,7 @@ refuse:
  * consuming a sample; a refusal is counted here (hits, matched,
  * dropped) because the caller then does not call magnet_add().
  */
-bool __magnet_wants(struct magnet_point *pt, u64 abstract_id)
+notrace bool __magnet_wants(struct magnet_point *pt, u64 abstract_id)
 {
 	struct magnet_filter *f;
 	bool want = true;
@@ -313,3 +320,4 @@ out:
 	return want;
 }
 EXPORT_SYMBOL_GPL(__magnet_wants);
+NOKPROBE_SYMBOL(__magnet_wants);

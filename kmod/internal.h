@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <linux/timer.h>
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
@@ -47,7 +48,9 @@ struct magnet_stream {
 
 	struct mutex read_lock;		/* serializes readers */
 	wait_queue_head_t wq;
-	int waiting;			/* a reader sleeps: writers wake it */
+	int waiting;			/* a reader is armed; @lock */
+	/* runs while a reader is armed: evaluates rules (magnetfs_notify()) */
+	struct timer_list read_timer;
 	spinlock_t lock;		/* @files, readers' notify bits; irq */
 	struct list_head files;		/* open files (magnetfs readers) */
 	atomic_t readers;
@@ -155,23 +158,6 @@ bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
  */
 bool magnet_write_mode(struct magnet_stream *s, u16 event, u64 abstract_id,
 		       const void *payload, u16 len, u64 now, const u32 *who);
-
-/* Queue the reader wake-up of ring @r if a reader waits for it (after a commit). */
-static __always_inline void magnet_kick_reader(struct magnet_stream *s,
-					       struct magnet_ring *r)
-{
-	/* pairs with the barrier in reader_arm() (magnetfs/stream_file.c) */
-	smp_mb();
-	/*
-	 * Only when some reader waits, and only when this ring grew by its
-	 * share of what the nearest reader's rule still lacks: if the rule
-	 * is met, at least one ring grew that much (magnetfs_set_kick()).
-	 */
-	if (unlikely(READ_ONCE(s->waiting)) &&
-	    (r->bytes >= READ_ONCE(r->kick_bytes) ||
-	     r->written >= READ_ONCE(r->kick_events)))
-		irq_work_queue(&r->wake);
-}
 
 /* filter.c; @now as in magnet_write_at() */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,

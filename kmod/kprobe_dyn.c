@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/slab.h>
 #include <linux/siphash.h>
@@ -274,6 +275,7 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[MAGNET_KPROBE_A_MAX + 1];
 	struct magnet_point *pt;
+	unsigned long addr;
 	struct mkp *k;
 	int err;
 
@@ -342,7 +344,20 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info)
 			       mkp_why(err), err);
 		goto out_free;
 	}
+	addr = (unsigned long)(k->retprobe ? k->krp.kp.addr : k->kp.addr);
 	mkp_detach(k);
+	/*
+	 * The core records the events: a probe anywhere in it (its write
+	 * path is NOKPROBE_SYMBOL, but also its filters, synthesizers,
+	 * control code) could re-enter what it interrupted.
+	 */
+	if (within_module(addr, THIS_MODULE)) {
+		magnet_set_err(info->extack, tb[MAGNET_KPROBE_A_SYMBOL],
+			       "cannot attach %.80s: it is in MAGNET's core (magnet.ko), which a probe must not re-enter",
+			       k->hook);
+		err = -EINVAL;
+		goto out_free;
+	}
 
 	pt = magnet_point_register(&k->desc, THIS_MODULE, k);
 	if (IS_ERR(pt)) {

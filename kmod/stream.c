@@ -12,15 +12,30 @@
 #include <linux/rcupdate.h>
 #include <linux/hardirq.h>
 #include <linux/irq_work.h>
+#include <linux/kprobes.h>
 #include "internal.h"
 #include "compat.h"
 
+/* A ring closed a sub-buffer while a reader was armed (ring_switch()). */
 static void magnet_stream_wake(struct irq_work *work)
 {
 	struct magnet_ring *r = container_of(work, struct magnet_ring, wake);
 	struct magnet_stream *s = r->priv;
 
 	/* wakes, signals or completes only the readers whose rule is met */
+	if (READ_ONCE(s->waiting))
+		magnetfs_notify(s);
+}
+
+/*
+ * The read timer: while a reader is armed, its rule is evaluated every
+ * MAGNET_READ_TIMER_MS (magnetfs_notify() re-arms the timer), which
+ * catches what grows below a sub-buffer switch.
+ */
+static void magnet_stream_read_timer(struct timer_list *t)
+{
+	struct magnet_stream *s = from_timer(s, t, read_timer);
+
 	if (READ_ONCE(s->waiting))
 		magnetfs_notify(s);
 }
@@ -65,6 +80,7 @@ struct magnet_stream *magnet_stream_alloc(const char *name, u32 size,
 	INIT_LIST_HEAD(&s->node);
 	mutex_init(&s->read_lock);
 	init_waitqueue_head(&s->wq);
+	timer_setup(&s->read_timer, magnet_stream_read_timer, 0);
 	spin_lock_init(&s->lock);
 	INIT_LIST_HEAD(&s->files);
 	s->subbuf_size = size;
@@ -105,6 +121,8 @@ static void magnet_stream_release(struct kref *ref)
 {
 	struct magnet_stream *s = container_of(ref, struct magnet_stream, ref);
 
+	/* no reader is left to arm it again */
+	del_timer_sync(&s->read_timer);
 	magnet_stream_free_rings(s);
 	kfree(s);
 }
@@ -138,6 +156,7 @@ void magnet_stream_stats(struct magnet_stream *s,
 		st->overwritten += READ_ONCE(r->overwritten);
 		st->overwritten_bytes += READ_ONCE(r->overwritten_bytes);
 		st->frozen_lost += READ_ONCE(r->frozen_lost);
+		st->lost_pending += READ_ONCE(r->lost_pending) + nmi;
 	}
 }
 
@@ -155,7 +174,7 @@ static void magnet_stream_flush_cpu(void *arg)
 }
 
 /* Global ring, glock held: fold what NMIs could not write. */
-void magnet_gring_sync_nmi(struct magnet_stream *s)
+notrace void magnet_gring_sync_nmi(struct magnet_stream *s)
 {
 	u64 n = atomic64_read(&s->gnmi_lost);
 
@@ -166,9 +185,10 @@ void magnet_gring_sync_nmi(struct magnet_stream *s)
 		WRITE_ONCE(s->gnmi_seen, n);
 	}
 }
+NOKPROBE_SYMBOL(magnet_gring_sync_nmi);
 
 /* Global ring, glock held: a timestamp not before the last one in it. */
-u64 magnet_gring_now(struct magnet_stream *s)
+notrace u64 magnet_gring_now(struct magnet_stream *s)
 {
 	u64 now = ktime_get_mono_fast_ns();
 
@@ -178,6 +198,7 @@ u64 magnet_gring_now(struct magnet_stream *s)
 	s->glast_ts = now;
 	return now;
 }
+NOKPROBE_SYMBOL(magnet_gring_now);
 
 /*
  * The buffer modes (docs/DESIGN.md): a global ring, whose writers
@@ -185,22 +206,21 @@ u64 magnet_gring_now(struct magnet_stream *s)
  * under it (in NMI only a trylock: busy counts the event lost), and
  * overwrite rings, whose writers only count events while a snapshot
  * freezes the stream.  Kept out of magnet_write() (kmod/add.c) so that
- * the default per-CPU discard path stays as it was.
+ * the default per-CPU discard path stays as it was.  Interrupts are off
+ * (the caller's irq-off section).
  */
-bool magnet_write_mode(struct magnet_stream *s, u16 event, u64 abstract_id,
-		       const void *payload, u16 len, u64 now, const u32 *who)
+notrace bool magnet_write_mode(struct magnet_stream *s, u16 event,
+			       u64 abstract_id, const void *payload, u16 len,
+			       u64 now, const u32 *who)
 {
 	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
 	struct magnet_ring *r = s->gring;
-	unsigned long flags;
 	void *rec = NULL;
 
 	if (r) {
-		local_irq_save(flags);
 		if (unlikely(in_nmi())) {
 			/* the lock holder may be the code this NMI interrupted */
 			if (!raw_spin_trylock(&s->glock)) {
-				local_irq_restore(flags);
 				atomic64_inc(&s->gnmi_lost);
 				return false;
 			}
@@ -219,7 +239,6 @@ bool magnet_write_mode(struct magnet_stream *s, u16 event, u64 abstract_id,
 			local64_inc(&this_cpu_ptr(s->rings)->nmi_lost);
 			return false;
 		}
-		local_irq_save(flags);
 		r = this_cpu_ptr(s->rings);
 		magnet_ring_sync_nmi(r);
 	}
@@ -245,11 +264,9 @@ bool magnet_write_mode(struct magnet_stream *s, u16 event, u64 abstract_id,
 	}
 	if (s->gring)
 		raw_spin_unlock(&s->glock);
-	local_irq_restore(flags);
-	if (rec)
-		magnet_kick_reader(s, r);
 	return rec != NULL;
 }
+NOKPROBE_SYMBOL(magnet_write_mode);
 
 /* Write every CPU's pending LOST record so that readers see all losses. */
 void magnet_stream_flush(struct magnet_stream *s)
@@ -265,6 +282,18 @@ void magnet_stream_flush(struct magnet_stream *s)
 	if (!READ_ONCE(s->frozen))
 		magnet_ring_flush_lost(s->gring, magnet_gring_now(s));
 	raw_spin_unlock_irqrestore(&s->glock, flags);
+}
+
+/* A sub-buffer consumer holds part of a ring; read_lock held. */
+static bool magnet_stream_held(struct magnet_stream *s)
+{
+	struct magnet_ring *r;
+	int cpu;
+
+	magnet_stream_for_each_ring(s, cpu, r)
+		if (r->held)
+			return true;
+	return false;
 }
 
 bool magnet_stream_has_data(struct magnet_stream *s)
@@ -317,6 +346,12 @@ int magnet_stream_snapshot(struct magnet_stream *s, u32 op,
 				       "stream '%s' is not frozen: nothing to resume",
 				       s->name);
 			err = -EINVAL;
+		} else if (magnet_stream_held(s)) {
+			/* the writers would overwrite what is being copied */
+			magnet_set_err(extack, NULL,
+				       "stream '%s': a reader holds a sub-buffer (MAGNET_IOC_GET_SPAN); resume after it puts it back",
+				       s->name);
+			err = -EBUSY;
 		} else {
 			WRITE_ONCE(s->frozen, false);
 		}

@@ -24,6 +24,7 @@
  * rcu_read_lock_sched sections with interrupts off) and emits every
  * closed period.  Hence no event of an emitted period can still arrive.
  */
+#include <linux/kprobes.h>
 #include <linux/cgroup.h>
 #include <linux/hardirq.h>
 #include <linux/jhash.h>
@@ -118,7 +119,7 @@ void magnet_synth_read_cnt(struct magnet_synth *sy,
 
 /* ---- key table --------------------------------------------------------- */
 
-static u32 skey_hash(const struct magnet_fkey *k)
+static notrace u32 skey_hash(const struct magnet_fkey *k)
 {
 	u32 w[8] = {
 		k->event, k->cpu, k->pid, k->tgid,
@@ -128,16 +129,18 @@ static u32 skey_hash(const struct magnet_fkey *k)
 
 	return jhash2(w, ARRAY_SIZE(w), 0x6d61676e);
 }
+NOKPROBE_SYMBOL(skey_hash);
 
-static bool skey_eq(const struct magnet_fkey *a, const struct magnet_fkey *b)
+static notrace bool skey_eq(const struct magnet_fkey *a, const struct magnet_fkey *b)
 {
 	return a->event == b->event && a->cpu == b->cpu && a->pid == b->pid &&
 	       a->tgid == b->tgid && a->abstract_id == b->abstract_id &&
 	       a->cgroup == b->cgroup;
 }
+NOKPROBE_SYMBOL(skey_eq);
 
 /* Slot of @k: its index + 1, or 0 (and *@free the empty slot) if absent. */
-static u32 skey_lookup(struct magnet_synth *sy, const struct magnet_fkey *k,
+static notrace u32 skey_lookup(struct magnet_synth *sy, const struct magnet_fkey *k,
 		      u32 h, u32 *free)
 {
 	u32 i, pos, idx;
@@ -156,9 +159,10 @@ static u32 skey_lookup(struct magnet_synth *sy, const struct magnet_fkey *k,
 	*free = ~0u;	/* cannot happen: the table is at most half full */
 	return 0;
 }
+NOKPROBE_SYMBOL(skey_lookup);
 
 /* The key's state, created on first sight; NULL when all slots are used. */
-static struct magnet_synth_key *skey_get(struct magnet_synth *sy,
+static notrace struct magnet_synth_key *skey_get(struct magnet_synth *sy,
 					const struct magnet_fkey *k, u64 p)
 {
 	struct magnet_synth_key *e = NULL;
@@ -185,10 +189,11 @@ static struct magnet_synth_key *skey_get(struct magnet_synth *sy,
 	raw_spin_unlock(&sy->ins_lock);
 	return e;
 }
+NOKPROBE_SYMBOL(skey_get);
 
 /* ---- fast path: interrupts off, rcu_read_lock_sched ---------------------- */
 
-static u64 synth_cgroup_id(void)
+static notrace u64 synth_cgroup_id(void)
 {
 #ifdef CONFIG_CGROUPS
 	u64 id;
@@ -201,8 +206,9 @@ static u64 synth_cgroup_id(void)
 	return 0;
 #endif
 }
+NOKPROBE_SYMBOL(synth_cgroup_id);
 
-static void synth_account(struct magnet_synth *sy, const struct magnet_fkey *ev,
+static notrace void synth_account(struct magnet_synth *sy, const struct magnet_fkey *ev,
 			  u16 len, const void *payload, u64 now)
 {
 	struct magnet_fkey k = { .mask = sy->group };
@@ -281,8 +287,9 @@ static void synth_account(struct magnet_synth *sy, const struct magnet_fkey *ev,
 out:
 	raw_spin_unlock(&e->lock);
 }
+NOKPROBE_SYMBOL(synth_account);
 
-void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
+notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		       const void *payload, u16 len, u64 now)
 {
 	struct magnet_fkey ev = {
@@ -316,6 +323,7 @@ void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		synth_account(sy, &ev, len, payload, now);
 	}
 }
+NOKPROBE_SYMBOL(magnet_synth_feed);
 
 /* ---- emission (magnetk, db.lock) --------------------------------------- */
 

@@ -3,26 +3,34 @@
  * magnetctl record STREAM -o FILE [--duration SECONDS] [--watermark BYTES]
  *                  [--timeout MS] [--min-events N]
  *
- * Copies a stream file to FILE byte for byte (the trace format is the
+ * Moves the stream's records to FILE as they are (the trace format is the
  * stream format) until SIGINT/SIGTERM, the duration or the stream's end,
- * then flushes pending LOST records and drains what is left.  Reads are
- * asynchronous (libaio, RECORD_DEPTH in flight) under the file's read rule
- * (docs/IOCTL.md); at a stop the reads in flight are cancelled and what
- * they took is kept, then non-blocking reads under the rule (0, 0, 0)
- * drain the rest.
+ * then flushes pending LOST records and drains what is left.  The records
+ * are taken in place, a sub-buffer (or the readable part of one) at a
+ * time: the rings are mapped read-only and each span goes from the
+ * mapping to FILE with one write(2) (libmagnet's span reader,
+ * docs/IOCTL.md "Spans").  Nothing is copied into a read buffer, no
+ * record is decoded, and no kernel worker copies on the recorder's
+ * behalf; the counts in the summary come from the spans and the
+ * stream's counters.
  *
- * Without --watermark/--timeout/--min-events the rule batches: a quarter
- * of one CPU's ring, at most RECORD_WM_MAX, or RECORD_TIMEOUT_MS, whichever
- * comes first.  The kernel's default rule (a read completes as soon as one
- * record is there) wakes the recorder for nearly every event under load,
- * and those wake-ups, not the records, are what the traced traffic pays.
- * A quarter, not a half: with two sub-buffers a half-ring watermark leaves
- * the writer one sub-buffer of slack while the woken recorder gets to run,
- * and a UDP flood into 2 x 128 KiB lost 6.6 % of its events that way on
- * 6.12 (0.3 % at a quarter; docs/benchmarks.md, read-rule table).
+ * The recorder sleeps in poll() under the file's read rule (docs/IOCTL.md)
+ * and takes everything there is when it wakes: the rule is met, or its
+ * timeout passed (then whatever there is, as a read would return it: the
+ * sub-buffers being written up to what is committed).  Without
+ * --watermark/--timeout/--min-events the rule batches: a quarter of one
+ * CPU's ring, at most RECORD_WM_MAX, or RECORD_TIMEOUT_MS, whichever comes
+ * first.  The kernel's default rule (the first record) wakes the recorder
+ * for nearly every event under load, and those wake-ups, not the records,
+ * are what the traced traffic pays.  A quarter, not a half: with two
+ * sub-buffers a half-ring watermark leaves the writer one sub-buffer of
+ * slack while the woken recorder gets to run, and a UDP flood into
+ * 2 x 128 KiB lost 6.6 % of its events that way on 6.12 (0.3 % at a
+ * quarter; docs/benchmarks.md, read-rule table).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,23 +43,20 @@
 #include "magnetctl.h"
 #include "output.h"
 
-#define RECORD_BUF_SIZE	(1u << 20)
-#define RECORD_DEPTH	4
 #define RECORD_WM_MAX	(256u << 10)
 #define RECORD_TIMEOUT_MS 200
 
 static volatile sig_atomic_t record_stop;
 
 struct recorder {
-	const char *out_path;
+	const char *in_path, *out_path;
 	int in, out;
-	void *buf;
-	struct magnet_aio_reader *ar;
+	struct magnet_span_reader *sr;
 	uint32_t watermark, timeout_ms, min_events;
 	bool rule_given;		/* any of the three options */
-	struct magnet_decoder *dec;
-	bool bad_data;			/* decoder complained once */
-	unsigned long long bytes, records, lost;
+	unsigned long long bytes, events;
+	unsigned long long lost0, lost;	/* the stream's count at start, since */
+	unsigned long long unreported;	/* lost with no LOST record in FILE */
 };
 
 static void on_signal(int sig)
@@ -152,187 +157,110 @@ static int write_all(struct recorder *r, const void *p, size_t n)
 	return 0;
 }
 
-/* Count records and losses in what was read (read returns whole records). */
-static void account(struct recorder *r, const void *buf, size_t n)
+/*
+ * Take spans and write them to FILE until nothing is left or @left bytes
+ * of ring records were taken (the drain after a stop).  Returns 0 (no
+ * more for now), 1 (the stream ended) or an exit code.
+ */
+static int take_spans(struct recorder *r, unsigned long long left)
 {
-	struct magnet_rec rec;
-	size_t off = 0;
-	int ret = 0;
+	struct magnet_span_view v;
+	int ret, code;
 
-	r->bytes += n;
-	while (!r->bad_data &&
-	       (ret = magnet_rec_next(r->dec, buf, n, &off, &rec)) > 0) {
-		r->records++;
-		if (rec.kind == MAGNET_REC_LOST)
-			r->lost += rec.u.lost.count;
+	while (left) {
+		ret = magnet_span_reader_get(r->sr, true, &v);
+		if (ret == -EAGAIN)
+			return 0;
+		if (ret == -EBUSY) {
+			mc_error("record: %s is a flight recorder (overwrite mode) whose writers run: take snapshots (magnetctl stream snapshot)",
+				 r->in_path);
+			return MC_EXIT_FILE;
+		}
+		if (ret < 0) {
+			mc_error("record: read stream: %s", strerror(-ret));
+			return MC_EXIT_FILE;
+		}
+		if (ret == 0)
+			return 1;
+		code = write_all(r, v.meta, v.meta_len);
+		if (!code)
+			code = write_all(r, v.data, v.len);
+		if (code)
+			return code;
+		r->bytes += v.meta_len + v.len;
+		r->events += v.events;
+		left = v.len >= left ? 0 : left - v.len;
+		if (v.len && (ret = magnet_span_reader_put(r->sr))) {
+			mc_error("record: put span: %s", strerror(-ret));
+			return MC_EXIT_FILE;
+		}
 	}
-	if (!r->bad_data && ret < 0) {
-		fprintf(stderr, "magnetctl: record: warning: stream data: %s (still copied; counts stop here)\n",
-			magnet_decoder_errmsg(r->dec));
-		r->bad_data = true;
-	}
-}
-
-/* One read: 1 data, 0 EOF, -errno; *exit_code set on fatal errors. */
-static int read_once(struct recorder *r, int *exit_code)
-{
-	ssize_t n = magnet_stream_read(r->in, r->buf, RECORD_BUF_SIZE);
-
-	*exit_code = 0;
-	if (n == -EAGAIN || n == -EINTR)
-		return (int)n;
-	if (n < 0) {
-		mc_error("record: read stream: %s", strerror((int)-n));
-		*exit_code = MC_EXIT_FILE;
-		return (int)n;
-	}
-	if (n == 0)
-		return 0;
-	*exit_code = write_all(r, r->buf, n);
-	if (!*exit_code)
-		account(r, r->buf, n);
-	return 1;
-}
-
-/* Keep what an asynchronous read returned; 0 or an exit code. */
-static int keep(struct recorder *r, const void *data, size_t n)
-{
-	int code = write_all(r, data, n);
-
-	if (!code)
-		account(r, data, n);
-	return code;
+	return 0;
 }
 
 /* Main loop; returns 0 (stopped), 1 (stream ended) or an exit code. */
 static int record_loop(struct recorder *r, double duration)
 {
 	double end = duration > 0 ? now_s() + duration : 0;
-	const void *data;
-	int timeout, code;
-	ssize_t n;
+	int timeout, ret;
 
 	while (!record_stop) {
-		timeout = -1;
+		timeout = r->timeout_ms ? (int)r->timeout_ms : -1;
 		if (end) {
 			double left = end - now_s();
 
 			if (left <= 0)
 				break;
-			timeout = (int)(left * 1000) + 1;
+			if (timeout < 0 || left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
 		}
-		n = magnet_aio_reader_next(r->ar, timeout, &data);
-		if (n == -EINTR || n == -EAGAIN || n == -ETIMEDOUT)
-			continue;
-		if (n < 0) {
-			mc_error("record: read stream: %s", strerror((int)-n));
+		/* the rule met, its timeout, a stop or the end: take all there is */
+		ret = magnet_stream_wait(r->in, timeout);
+		if (ret < 0 && ret != -EINTR) {
+			mc_error("record: poll stream: %s", strerror(-ret));
 			return MC_EXIT_FILE;
 		}
-		if (n == 0)
-			return 1;
-		code = keep(r, data, n);
-		if (code)
-			return code;
+		if (record_stop)
+			break;
+		ret = take_spans(r, ~0ULL);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
-/* Cancel the reads in flight; keep what they took before the cancel. */
-static int record_cancel(struct recorder *r)
-{
-	const void *data;
-	int code = 0;
-	ssize_t n;
-
-	while ((n = magnet_aio_reader_cancel(r->ar, &data)) != 0) {
-		if (n > 0 && !code)
-			code = keep(r, data, n);
-		else if (n < 0 && n != -ECANCELED && n != -EINTR &&
-			 n != -ETIMEDOUT && n != -EAGAIN)
-			break;
-	}
-	magnet_aio_reader_close(r->ar);
-	r->ar = NULL;
-	return code;
-}
-
-/* Bytes of ring records (not SYSINFO/EVENTDEF) in whole records @buf. */
-static size_t ring_bytes(const void *buf, size_t n)
-{
-	const struct magnet_rec_hdr *h;
-	size_t off = 0, ring = 0;
-
-	while (off + sizeof(*h) <= n) {
-		h = (const void *)((const char *)buf + off);
-		if (h->size < sizeof(*h) || off + h->size > n)
-			break;
-		if (h->event != MAGNET_EVENT_SYSINFO &&
-		    h->event != MAGNET_EVENT_EVENTDEF)
-			ring += h->size;
-		off += h->size;
-	}
-	return ring;
-}
-
 /*
- * After a stop: write pending LOST records, then read what was in the
+ * After a stop: write pending LOST records, then take what was in the
  * rings at that moment, and no more: a probe that keeps firing (the
  * recorder's own writes trigger scheduler and file events) must not keep
  * the recorder alive.  A full ring has no room for its LOST record at the
  * flush; it is written once the drain has made room, so flush and drain
- * again while the file has fewer losses than the stream counts (a few
- * rounds at most).
+ * again while the stream says losses are still unreported (a few rounds
+ * at most).
  */
 #define RECORD_DRAIN_ROUNDS 4
-
-/* Read what the rings held at the last flush; 0 or an exit code. */
-static int drain_once(struct recorder *r, unsigned long long left)
-{
-	size_t before;
-	int ret, code;
-
-	do {
-		before = r->bytes;
-		ret = read_once(r, &code);
-		if (code)
-			return code;
-		if (ret > 0) {
-			size_t got = ring_bytes(r->buf, r->bytes - before);
-
-			left = got >= left ? 0 : left - got;
-		}
-	} while ((ret > 0 && left) || ret == -EINTR);
-	return 0;
-}
 
 static int record_drain(struct recorder *r)
 {
 	struct magnet_stream_stats st;
 	int round, code, err;
-	bool have_st;
+	bool have_st = false;
 
-	code = record_cancel(r);
-	if (code)
-		return code;
-	/* everything, below any watermark: a non-blocking read obeys the rule */
-	err = magnet_stream_set_watermark(r->in, 0);
-	if (!err)
-		err = magnet_stream_set_min_events(r->in, 0);
-	if (err)
-		fprintf(stderr, "magnetctl: record: warning: read rule for the drain: %s\n",
-			strerror(-err));
-	magnet_stream_set_nonblock(r->in, true);
 	for (round = 0; round < RECORD_DRAIN_ROUNDS; round++) {
 		err = magnet_stream_fd_flush(r->in);
 		if (err)
 			fprintf(stderr, "magnetctl: record: warning: flush: %s\n",
 				strerror(-err));
-		have_st = !magnet_stream_fd_stats(r->in, &st);
-		code = drain_once(r, have_st ? st.fill : ~0ULL);
+		have_st = !magnet_stream_fd_stats2(r->in, &st, sizeof(st));
+		code = take_spans(r, have_st ? st.fill : ~0ULL);
 		if (code)
-			return code;
-		if (!have_st || r->lost >= st.lost)
+			return code == 1 ? 0 : code;
+		if (!have_st || !st.lost_pending)
 			break;
+	}
+	if (have_st && !magnet_stream_fd_stats2(r->in, &st, sizeof(st))) {
+		r->lost = st.lost - r->lost0;
+		r->unreported = st.lost_pending;
 	}
 	return 0;
 }
@@ -354,11 +282,14 @@ static int record_finish(struct recorder *r)
 
 static void print_summary(const struct recorder *r)
 {
+	if (r->unreported)
+		fprintf(stderr, "magnetctl: record: warning: %llu lost events have no LOST record in %s yet (their rings stayed full; magnetctl stream show counts them)\n",
+			r->unreported, r->out_path);
 	if (out_json()) {
 		out_open_object(NULL);
 		out_string("file", NULL, r->out_path);
 		out_uint("bytes", NULL, r->bytes);
-		out_uint("records", NULL, r->records);
+		out_uint("events", NULL, r->events);
 		out_uint("lost", NULL, r->lost);
 		out_uint("watermark", NULL, r->watermark);
 		out_uint("timeout_ms", NULL, r->timeout_ms);
@@ -366,8 +297,8 @@ static void print_summary(const struct recorder *r)
 		out_close_object();
 		return;
 	}
-	fprintf(stderr, "magnetctl: recorded %llu bytes, %llu records, %llu lost events to %s\n",
-		r->bytes, r->records, r->lost, r->out_path);
+	fprintf(stderr, "magnetctl: recorded %llu bytes, %llu events, %llu lost events to %s\n",
+		r->bytes, r->events, r->lost, r->out_path);
 }
 
 static int parse_record_args(int argc, char **argv, const char **stream,
@@ -425,8 +356,10 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 
 static int record_open(struct recorder *r, const char *path)
 {
+	struct magnet_stream_stats st;
 	int err;
 
+	r->in_path = path;
 	r->in = magnet_stream_open(path, false);
 	if (r->in < 0) {
 		mc_error("record: open stream %s: %s", path, strerror(-r->in));
@@ -436,12 +369,6 @@ static int record_open(struct recorder *r, const char *path)
 	if (r->out < 0) {
 		mc_error("record: open %s: %s", r->out_path, strerror(errno));
 		close(r->in);
-		return MC_EXIT_FILE;
-	}
-	r->buf = malloc(RECORD_BUF_SIZE);
-	r->dec = magnet_decoder_new();
-	if (!r->buf || !r->dec) {
-		mc_error("record: out of memory");
 		return MC_EXIT_FILE;
 	}
 	err = magnet_stream_set_watermark(r->in, r->watermark);
@@ -454,26 +381,33 @@ static int record_open(struct recorder *r, const char *path)
 			 r->watermark, r->timeout_ms, r->min_events, strerror(-err));
 		return MC_EXIT_USAGE;
 	}
-	err = magnet_aio_reader_open(r->in, RECORD_DEPTH, RECORD_BUF_SIZE, &r->ar);
+	err = magnet_span_reader_open(r->in, &r->sr);
 	if (err) {
-		mc_error("record: asynchronous reads: %s", strerror(-err));
+		mc_error("record: span reader: %s", strerror(-err));
 		return MC_EXIT_FILE;
 	}
+	if (!magnet_stream_fd_stats2(r->in, &st, sizeof(st)))
+		r->lost0 = st.lost;
 	return 0;
 }
 
 static int record_run(struct recorder *r, double duration)
 {
+	struct magnet_stream_stats st;
 	int ret = record_loop(r, duration);
 
 	if (ret == 0) {
 		ret = record_drain(r);
-	} else {
-		if (ret == 1)
-			ret = 0;	/* stream deleted: nothing left to flush */
-		magnet_aio_reader_close(r->ar);
-		r->ar = NULL;
+	} else if (ret == 1) {
+		/* stream deleted: everything was taken, the LOST records too */
+		ret = 0;
+		if (!magnet_stream_fd_stats2(r->in, &st, sizeof(st))) {
+			r->lost = st.lost - r->lost0;
+			r->unreported = st.lost_pending;
+		}
 	}
+	magnet_span_reader_close(r->sr);
+	r->sr = NULL;
 	close(r->in);
 	if (record_finish(r) && !ret)
 		ret = MC_EXIT_FILE;
@@ -517,11 +451,9 @@ int do_record(int argc, char **argv)
 		ret = record_run(&r, duration);
 		print_summary(&r);
 	} else if (r.out >= 0) {
-		magnet_aio_reader_close(r.ar);
+		magnet_span_reader_close(r.sr);
 		close(r.in);
 		close(r.out);
 	}
-	free(r.buf);
-	magnet_decoder_free(r.dec);
 	return ret;
 }

@@ -2,9 +2,16 @@
 /*
  * Per-CPU sub-buffered rings: see ring.h for the protocol.
  *
- * This file uses only a handful of kernel primitives (vzalloc, kcalloc,
- * copy_to_user, smp_load_acquire, smp_store_release, current) so that the
- * unit tests can build it in user space against small shims.
+ * This file uses only a handful of kernel primitives (vmalloc_user,
+ * kcalloc, copy_to_user, smp_load_acquire, smp_store_release, current,
+ * irq_work_queue) so that the unit tests can build it in user space
+ * against small shims.
+ *
+ * The write path (reserve, commit, the sub-buffer switch, LOST records,
+ * the header) runs inside probes: it is notrace and NOKPROBE_SYMBOL, so
+ * that no ftrace callback or kprobe (MAGNET's own run-time kprobes
+ * included) can land between a reserve and its commit and re-enter the
+ * ring it is in the middle of.
  */
 #include "ring.h"
 #include "../include/uapi/magnet.h"
@@ -16,6 +23,8 @@
 #include <linux/sched.h>
 #include <linux/preempt.h>
 #include <linux/string.h>
+#include <linux/kprobes.h>
+#include <linux/irq_work.h>
 #endif
 
 #define LOST_REC_SIZE	(MAGNET_REC_HDR_SIZE + sizeof(struct magnet_lost))
@@ -27,7 +36,8 @@ int magnet_ring_init(struct magnet_ring *r, int cpu, u32 size, u32 count)
 	r->size = size;
 	r->count = count;
 	r->sb = kcalloc(count, sizeof(*r->sb), GFP_KERNEL);
-	r->data = vzalloc((unsigned long)size * count);
+	/* zeroed, and mappable by user space (magnetfs_mmap()) */
+	r->data = vmalloc_user((unsigned long)size * count);
 	if (!r->sb || !r->data) {
 		magnet_ring_free(r);
 		return -ENOMEM;
@@ -56,8 +66,8 @@ static inline char *ring_ptr(struct magnet_ring *r, unsigned long seq,
 	return r->data + (seq % r->count) * (unsigned long)r->size + off;
 }
 
-void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
-			 u64 ts)
+notrace void magnet_rec_fill_hdr(void *rec, u16 size, u16 event,
+				 u64 abstract_id, u64 ts)
 {
 	struct magnet_rec_hdr *h = rec;
 
@@ -74,6 +84,7 @@ void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
 		h->tgid = 0;
 	}
 }
+NOKPROBE_SYMBOL(magnet_rec_fill_hdr);
 
 /*
  * Overwrite mode, ring full: give up the reader's oldest sub-buffer
@@ -81,7 +92,7 @@ void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
  * No reader copies meanwhile (writers run only while the stream is not
  * frozen, readers only while it is), so the reader's fields are ours.
  */
-static void ring_overwrite_oldest(struct magnet_ring *r)
+static notrace void ring_overwrite_oldest(struct magnet_ring *r)
 {
 	struct magnet_subbuf *old = ring_sb(r, r->rseq);
 
@@ -92,12 +103,13 @@ static void ring_overwrite_oldest(struct magnet_ring *r)
 	/* release: pairs with the acquire of rseq in the next ring_switch() */
 	smp_store_release(&r->rseq, r->rseq + 1);
 }
+NOKPROBE_SYMBOL(ring_overwrite_oldest);
 
 /*
  * Close the current sub-buffer and open the next one, if the reader left
  * it (discard mode) or by taking the oldest (overwrite mode).
  */
-static bool ring_switch(struct magnet_ring *r)
+static notrace bool ring_switch(struct magnet_ring *r)
 {
 	unsigned long next = r->wseq + 1;
 	struct magnet_subbuf *sb;
@@ -120,10 +132,19 @@ static bool ring_switch(struct magnet_ring *r)
 	r->switches++;
 	/* orders the closed sub-buffer's end before the new sequence */
 	smp_store_release(&r->wseq, next);
+	/*
+	 * A finished sub-buffer is the writer's one occasion to wake a
+	 * reader: deferred to an irq_work, so that a probe in the scheduler
+	 * never takes a wait-queue lock (kernel/relay.c explains the
+	 * deadlock), and once per sub-buffer, not per event.
+	 */
+	if (unlikely(READ_ONCE(r->wake_armed)))
+		irq_work_queue(&r->wake);
 	return true;
 }
+NOKPROBE_SYMBOL(ring_switch);
 
-static void *ring_space(struct magnet_ring *r, u32 len)
+static notrace void *ring_space(struct magnet_ring *r, u32 len)
 {
 	if (r->woff + len > r->size) {
 		if (len > r->size || !ring_switch(r))
@@ -131,8 +152,9 @@ static void *ring_space(struct magnet_ring *r, u32 len)
 	}
 	return ring_ptr(r, r->wseq, r->woff);
 }
+NOKPROBE_SYMBOL(ring_space);
 
-static void ring_write_lost(struct magnet_ring *r, void *rec, u64 now)
+static notrace void ring_write_lost(struct magnet_ring *r, void *rec, u64 now)
 {
 	struct magnet_lost *l = rec + MAGNET_REC_HDR_SIZE;
 
@@ -141,8 +163,9 @@ static void ring_write_lost(struct magnet_ring *r, void *rec, u64 now)
 	r->lost_pending = 0;
 	magnet_ring_commit(r, LOST_REC_SIZE);
 }
+NOKPROBE_SYMBOL(ring_write_lost);
 
-void magnet_ring_sync_nmi(struct magnet_ring *r)
+notrace void magnet_ring_sync_nmi(struct magnet_ring *r)
 {
 	u64 n = local64_read(&r->nmi_lost);
 
@@ -153,8 +176,9 @@ void magnet_ring_sync_nmi(struct magnet_ring *r)
 		r->nmi_seen = n;
 	}
 }
+NOKPROBE_SYMBOL(magnet_ring_sync_nmi);
 
-void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now)
+notrace void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now)
 {
 	void *p;
 
@@ -167,16 +191,18 @@ void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now)
 	}
 	return ring_space(r, len);
 }
+NOKPROBE_SYMBOL(magnet_ring_reserve);
 
-void magnet_ring_commit(struct magnet_ring *r, u32 len)
+notrace void magnet_ring_commit(struct magnet_ring *r, u32 len)
 {
 	r->woff += len;
 	r->bytes += len;
 	/* record bytes before the length that publishes them */
 	smp_store_release(&ring_sb(r, r->wseq)->commit, r->woff);
 }
+NOKPROBE_SYMBOL(magnet_ring_commit);
 
-void magnet_ring_flush_lost(struct magnet_ring *r, u64 now)
+notrace void magnet_ring_flush_lost(struct magnet_ring *r, u64 now)
 {
 	void *p;
 
@@ -187,6 +213,7 @@ void magnet_ring_flush_lost(struct magnet_ring *r, u64 now)
 	if (p)
 		ring_write_lost(r, p, now);
 }
+NOKPROBE_SYMBOL(magnet_ring_flush_lost);
 
 /*
  * A ring whose writers are gone (its stream deleted) may still owe a LOST
@@ -220,6 +247,28 @@ ssize_t magnet_ring_read_lost_tail(struct magnet_ring *r, char __user *ubuf,
 		return -EFAULT;
 	r->lost_pending = 0;
 	return LOST_REC_SIZE;
+}
+
+/*
+ * A ring whose writers are gone (its stream deleted), reader side: write
+ * the LOST record it still owes into the room the reader made, as its
+ * writer would have; named for the ring's CPU, for no task.
+ */
+void magnet_ring_settle_lost(struct magnet_ring *r, u64 now)
+{
+	struct magnet_rec_hdr *h;
+
+	magnet_ring_sync_nmi(r);
+	if (!r->lost_pending)
+		return;
+	h = ring_space(r, LOST_REC_SIZE);
+	if (!h)
+		return;
+	ring_write_lost(r, h, now);
+	if (r->cpu >= 0)
+		h->cpu = r->cpu;
+	h->pid = 0;
+	h->tgid = 0;
 }
 
 /* Readable bytes of sub-buffer @seq from the reader's offset on. */
@@ -264,6 +313,9 @@ ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 	size_t done = 0;
 
 	*need = 0;
+	/* a sub-buffer consumer has the reader's place */
+	if (r->held)
+		return 0;
 	do {
 		unsigned long limit = ring_limit(r, r->rseq, wseq);
 		unsigned long off = r->roff;
@@ -303,6 +355,8 @@ const struct magnet_rec_hdr *magnet_ring_peek(struct magnet_ring *r)
 	/* acquire: as in magnet_ring_read() */
 	unsigned long wseq = smp_load_acquire(&r->wseq);
 
+	if (r->held)
+		return NULL;
 	do {
 		if (r->roff < ring_limit(r, r->rseq, wseq))
 			return (const void *)ring_ptr(r, r->rseq, r->roff);
@@ -322,6 +376,70 @@ void magnet_ring_consume(struct magnet_ring *r,
 		r->read++;
 	/* a drained closed sub-buffer goes back to the writer at once */
 	ring_advance(r, wseq);
+}
+
+/* Probe events among the whole records of [@from, @to) of sub-buffer @seq. */
+static u64 ring_count_events(struct magnet_ring *r, unsigned long seq,
+			     unsigned long from, unsigned long to)
+{
+	const char *base = ring_ptr(r, seq, 0);
+	u64 events = 0;
+
+	while (from < to) {
+		const struct magnet_rec_hdr *h = (const void *)(base + from);
+
+		if (magnet_rec_is_event(h->event))
+			events++;
+		from += h->size;
+	}
+	return events;
+}
+
+int magnet_ring_hold(struct magnet_ring *r, bool partial,
+		     struct magnet_ring_span *sp)
+{
+	/* acquire: sub-buffers before wseq are closed, their end is final */
+	unsigned long wseq = smp_load_acquire(&r->wseq);
+	unsigned long limit;
+
+	if (r->held)
+		return -EBUSY;
+	/* a closed sub-buffer read to its end: on to the next one */
+	while (ring_advance(r, wseq))
+		;
+	limit = ring_limit(r, r->rseq, wseq);
+	if (limit <= r->roff || (r->rseq == wseq && !partial))
+		return -EAGAIN;
+	sp->off = (r->rseq % r->count) * (unsigned long)r->size + r->roff;
+	sp->len = limit - r->roff;
+	sp->closed = r->rseq != wseq;
+	/* a closed one counted its events at the switch */
+	sp->events = sp->closed ? ring_sb(r, r->rseq)->events - r->revents :
+		     ring_count_events(r, r->rseq, r->roff, limit);
+	r->held = true;
+	r->held_end = limit;
+	r->held_events = sp->events;
+	return 0;
+}
+
+void magnet_ring_put(struct magnet_ring *r)
+{
+	unsigned long wseq = smp_load_acquire(&r->wseq);
+
+	if (!r->held)
+		return;
+	r->bytes_read += r->held_end - r->roff;
+	r->read += r->held_events;
+	r->revents += r->held_events;
+	r->roff = r->held_end;
+	r->held = false;
+	/* release: a drained closed sub-buffer goes back to the writer */
+	ring_advance(r, wseq);
+}
+
+void magnet_ring_unhold(struct magnet_ring *r)
+{
+	r->held = false;
 }
 
 u64 magnet_ring_fill(struct magnet_ring *r)

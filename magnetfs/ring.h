@@ -82,14 +82,19 @@ struct magnet_ring {
 	u64 frozen_lost;		/* refused while frozen (in @lost) */
 
 	/*
-	 * Wake-up hints, written by the reader side: the writer queues
-	 * @wake only when @bytes or @written reached these (see
-	 * magnetfs_set_kick()).
+	 * Wake-up policy: the writer looks at @wake_armed only when it
+	 * closes a sub-buffer, and then queues @wake (deferred: an
+	 * irq_work, never a wake-up from the tracing path).  The owner arms
+	 * it while a reader waits and catches the rest with a timer of its
+	 * own (magnetfs_notify()).
 	 */
-	u64 kick_bytes;
-	u64 kick_events;
+	bool wake_armed;
+	struct irq_work wake;
 
-	struct irq_work wake;		/* deferred reader wake-up */
+	/* a sub-buffer consumer holds [roff, held_end) of rseq: read mutex */
+	bool held;
+	unsigned long held_end;
+	u64 held_events;
 };
 
 int magnet_ring_init(struct magnet_ring *r, int cpu, u32 size, u32 count);
@@ -131,6 +136,35 @@ ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 const struct magnet_rec_hdr *magnet_ring_peek(struct magnet_ring *r);
 void magnet_ring_consume(struct magnet_ring *r,
 			 const struct magnet_rec_hdr *h);
+/*
+ * Sub-buffer consumers (no copy: the reader maps the ring, see
+ * magnetfs/stream_file.c), same lock: hold the readable part of the
+ * reader's sub-buffer, whole records from the reader's offset to its end
+ * (a closed sub-buffer) or to its committed length (the one being
+ * written, only if @partial), then consume it with magnet_ring_put() or
+ * give it back unread with magnet_ring_unhold().  While held, the span is
+ * the reader's: a discard-mode writer never enters the reader's
+ * sub-buffer, and an overwrite ring is only read while its writers are
+ * frozen.  magnet_ring_read() and magnet_ring_peek() skip a held ring.
+ */
+struct magnet_ring_span {
+	unsigned long off;		/* from r->data */
+	unsigned long len;		/* bytes of whole records */
+	u64 events;			/* events among them */
+	bool closed;			/* the whole rest of a closed sub-buffer */
+};
+
+/* 0 and @sp filled; -EAGAIN nothing (to hold); -EBUSY held already */
+int magnet_ring_hold(struct magnet_ring *r, bool partial,
+		     struct magnet_ring_span *sp);
+void magnet_ring_put(struct magnet_ring *r);
+void magnet_ring_unhold(struct magnet_ring *r);
+/* The ring's memory, as user space maps it (vmalloc_user). */
+static inline unsigned long magnet_ring_bytes(const struct magnet_ring *r)
+{
+	return (unsigned long)r->size * r->count;
+}
+
 /* Bytes written and not yet read (nor overwritten). */
 u64 magnet_ring_fill(struct magnet_ring *r);
 
@@ -148,6 +182,8 @@ static inline bool magnet_rec_is_event(u16 event)
 /* Fill a record header; @rec points at reserved ring space. */
 void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
 			 u64 ts);
+/* a deleted stream's ring, reader side: write its owed LOST record */
+void magnet_ring_settle_lost(struct magnet_ring *r, u64 now);
 /* a deleted stream's ring: its LOST record that found no room */
 ssize_t magnet_ring_read_lost_tail(struct magnet_ring *r, char __user *ubuf,
 				   size_t len, u32 *need, u64 now);

@@ -16,12 +16,20 @@
  * asynchronous reads (libaio, io_uring) on the file and completes them
  * from a work item.
  *
+ * Sub-buffer consumers (MAGNET_IOC_GET_SPAN/PUT_SPAN and mmap()) take the
+ * records in place: the file maps each ring read-only, holds the readable
+ * part of one ring's oldest sub-buffer, copies it wherever it wants
+ * (write(2) to a trace file) and puts it back; nothing is copied into a
+ * read buffer and no record is looked at.
+ *
  * Notification: a reader that waits, polls, has SIGIO on or AIO pending
- * sets its notify bits under s->lock and s->waiting; magnetfs_set_kick()
- * tells each ring how much it must grow before the writer's irq_work
- * (magnetfs_notify()) is worth running; magnetfs_notify() evaluates every
- * armed reader's rule and wakes, signals or schedules only those whose
- * rule is met.  Nothing here runs inside magnet_add().
+ * sets its notify bits under s->lock and s->waiting; magnetfs_arm_wake()
+ * then arms every ring's wake-up at its next sub-buffer switch (an
+ * irq_work, see ring_switch()) and the stream's read timer, which
+ * evaluates the rules every MAGNET_READ_TIMER_MS while a reader is armed;
+ * magnetfs_notify() evaluates every armed reader's rule and wakes,
+ * signals or schedules only those whose rule is met.  Nothing here runs
+ * inside magnet_add(), and magnet_add() looks at no reader.
  *
  * Overwrite streams (flight recorders) are read only while a snapshot
  * freezes them (magnet_stream_snapshot()): then read() never waits, it
@@ -45,9 +53,18 @@
 #include <linux/kthread.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
 #include "../kmod/internal.h"
 #include "../kmod/compat.h"
 #include "magnetfs.h"
+
+/*
+ * How often the rules of armed readers are evaluated, besides the
+ * sub-buffer switches: the latency of a read rule that is met inside one
+ * sub-buffer (a small watermark, the default rule).
+ */
+#define MAGNET_READ_TIMER_MS	10
 
 #define SYSINFO_SIZE	ALIGN(MAGNET_REC_HDR_SIZE + sizeof(struct magnet_sysinfo), 8)
 #define EVENTDEF_SIZE	ALIGN(MAGNET_REC_HDR_SIZE + sizeof(struct magnet_eventdef), 8)
@@ -70,6 +87,8 @@ struct magnet_reader {
 	struct fasync_struct *fasync;
 	struct list_head aio;		/* pending struct magnet_aio, s->lock */
 	struct delayed_work aio_work;
+
+	struct magnet_ring *held;	/* a span is held in it; read_lock */
 };
 
 #define RD_NOTIFY_WAIT	0x1	/* a task sleeps in read() or poll() */
@@ -89,6 +108,7 @@ struct magnet_aio {
 };
 
 static void magnetfs_aio_work(struct work_struct *work);
+static void magnetfs_arm_wake(struct magnet_stream *s);
 
 static void *meta_rec(char *p, u16 size, u16 event, u64 abstract_id, u64 now)
 {
@@ -203,9 +223,16 @@ static int magnetfs_release(struct inode *inode, struct file *f)
 	struct magnet_reader *rd = f->private_data;
 	struct magnet_stream *s = rd->s;
 
+	/* a span this file did not put back stays in the ring, unread */
+	if (rd->held) {
+		mutex_lock(&s->read_lock);
+		magnet_ring_unhold(rd->held);
+		mutex_unlock(&s->read_lock);
+	}
 	/* AIO requests hold the file: none is pending any more */
 	spin_lock_irq(&s->lock);
 	list_del(&rd->node);
+	magnetfs_arm_wake(s);
 	spin_unlock_irq(&s->lock);
 	cancel_delayed_work_sync(&rd->aio_work);
 	atomic_dec(&rd->s->readers);
@@ -336,54 +363,32 @@ static bool reader_ready(struct magnet_reader *rd)
 	return rule_met(rd, bytes, events);
 }
 
-/* A ring's share of @n: per-CPU rings split it, a global ring has it all. */
-static u64 div_up_rings(struct magnet_stream *s, u64 n)
-{
-	u64 nr = magnet_stream_nr_rings(s);
-
-	return div64_u64(n + nr - 1, nr);
-}
-
 /*
- * s->lock held.  Recompute s->waiting and each ring's kick thresholds
- * from the armed readers: a ring kicks when it grew by 1/nr_cpus of the
- * smallest shortfall (bytes or events) of any armed reader.  If a rule
- * becomes met, the rings grew by that shortfall in total, so at least one
- * of them by its share: no wake-up is missed, and a reader waiting for a
- * large watermark costs a few irq_works, not one per event.
+ * s->lock held.  Recompute s->waiting from the armed readers, and with it
+ * the rings' wake-ups at their next sub-buffer switch and the read timer.
+ * Between switches the timer evaluates the rules: a wake-up may come up
+ * to MAGNET_READ_TIMER_MS after a rule is met inside one sub-buffer,
+ * never earlier than the rule allows, and the writers pay nothing for it.
  */
-static void magnetfs_set_kick(struct magnet_stream *s, u64 bytes, u64 events)
+static void magnetfs_arm_wake(struct magnet_stream *s)
 {
-	u64 kb = U64_MAX, ke = U64_MAX;
 	struct magnet_reader *rd;
 	struct magnet_ring *r;
 	bool armed = false;
 	int cpu;
 
-	list_for_each_entry(rd, &s->files, node) {
-		u64 wm = max_t(u64, READ_ONCE(rd->watermark), 1);
-		u64 me = READ_ONCE(rd->min_events);
-
-		if (!rd->notify)
-			continue;
-		armed = true;
-		if (bytes < wm)
-			kb = min(kb, div_up_rings(s, wm - bytes));
-		if (events < me)
-			ke = min(ke, div_up_rings(s, me - events));
-		if (bytes >= wm && events >= me)
-			kb = ke = 0;	/* met already: kick on anything */
-	}
-	/* a running flight recorder cannot be read: no kicks until the freeze */
+	list_for_each_entry(rd, &s->files, node)
+		armed |= !!rd->notify;
+	/* a running flight recorder cannot be read: nothing until the freeze */
 	if (reader_refused(s))
-		kb = ke = U64_MAX;
-	magnet_stream_for_each_ring(s, cpu, r) {
-		u64 b = READ_ONCE(r->bytes), w = READ_ONCE(r->written);
-
-		WRITE_ONCE(r->kick_bytes, kb == U64_MAX ? U64_MAX : b + kb);
-		WRITE_ONCE(r->kick_events, ke == U64_MAX ? U64_MAX : w + ke);
-	}
+		armed = false;
+	magnet_stream_for_each_ring(s, cpu, r)
+		if (READ_ONCE(r->wake_armed) != armed)
+			WRITE_ONCE(r->wake_armed, armed);
 	WRITE_ONCE(s->waiting, armed);
+	if (armed && !timer_pending(&s->read_timer))
+		mod_timer(&s->read_timer,
+			  jiffies + msecs_to_jiffies(MAGNET_READ_TIMER_MS));
 }
 
 /* Ask to be notified (woken, signalled, AIO work run) when the rule is met. */
@@ -391,20 +396,16 @@ static void reader_arm(struct magnet_reader *rd, unsigned int bits)
 {
 	struct magnet_stream *s = rd->s;
 	unsigned long flags;
-	u64 bytes, events;
 
 	spin_lock_irqsave(&s->lock, flags);
 	rd->notify |= bits;
-	bytes = magnet_stream_avail(s, &events);
-	magnetfs_set_kick(s, bytes, events);
+	magnetfs_arm_wake(s);
 	spin_unlock_irqrestore(&s->lock, flags);
-	/* pairs with smp_mb() in magnet_kick_reader(): see its commit or it sees us */
-	smp_mb();
 }
 
 /*
- * From the rings' irq_work (any CPU, hard interrupt context), from a
- * deletion and from the ioctls: wake, signal and schedule the readers whose
+ * From the rings' irq_work (any CPU, hard interrupt context), the read
+ * timer (softirq), a deletion and the ioctls: wake, signal and schedule the readers whose
  * rule is met (all of them once the stream is dead).
  */
 void magnetfs_notify(struct magnet_stream *s)
@@ -432,7 +433,7 @@ void magnetfs_notify(struct magnet_stream *s)
 			mod_delayed_work(system_wq, &rd->aio_work, 0);
 		rd->notify = 0;
 	}
-	magnetfs_set_kick(s, bytes, events);
+	magnetfs_arm_wake(s);
 	spin_unlock_irqrestore(&s->lock, flags);
 	if (wake)
 		wake_up_interruptible_all(&s->wq);
@@ -719,6 +720,176 @@ static ssize_t magnetfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 }
 
 /* ------------------------------------------------------------------ */
+/* Spans: sub-buffers without a copy                                   */
+/* ------------------------------------------------------------------ */
+
+/* Bytes between two rings in the mapping (MAGNET_RING_STRIDE). */
+static unsigned long stream_stride(struct magnet_stream *s)
+{
+	return PAGE_ALIGN((unsigned long)s->subbuf_size * s->subbuf_count);
+}
+
+/* The ring at mapping index @i, or NULL. */
+static struct magnet_ring *stream_ring_at(struct magnet_stream *s,
+					  unsigned long i)
+{
+	if (s->gring)
+		return i == 0 ? s->gring : NULL;
+	if (i >= nr_cpu_ids || !cpu_possible(i))
+		return NULL;
+	return per_cpu_ptr(s->rings, i);
+}
+
+/*
+ * One ring per mapping, read-only: offset R * stride, at most one
+ * stride long.  The mapping holds the file, the file the stream and its
+ * rings: they outlive it.
+ */
+static int magnetfs_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	struct magnet_stream *s = ((struct magnet_reader *)f->private_data)->s;
+	unsigned long stride = stream_stride(s);
+	unsigned long off = vma->vm_pgoff << PAGE_SHIFT;
+	struct magnet_ring *r;
+
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (off % stride || vma->vm_end - vma->vm_start > stride)
+		return -EINVAL;
+	r = stream_ring_at(s, off / stride);
+	if (!r)
+		return -EINVAL;
+	magnet_vma_set_ro(vma);
+	return remap_vmalloc_range(vma, r->data, 0);
+}
+
+/*
+ * A deleted stream's ring has no writer left: the LOST record it could
+ * not write for want of room goes in now that the reader made room.
+ */
+static void reader_settle_dead(struct magnet_stream *s)
+{
+	struct magnet_ring *r;
+	int cpu;
+
+	magnet_stream_for_each_ring(s, cpu, r)
+		if (!r->held)
+			magnet_ring_settle_lost(r, ktime_get_mono_fast_ns());
+}
+
+/*
+ * read_lock held: hold a span of the next ring that has one, closed
+ * sub-buffers of every ring before any partial one, round-robin.
+ */
+static int reader_hold(struct magnet_reader *rd, bool partial,
+		       struct magnet_span *sp)
+{
+	struct magnet_stream *s = rd->s;
+	unsigned int n = s->gring ? 1 : nr_cpu_ids, i, pass;
+	struct magnet_ring_span rs;
+
+	for (pass = 0; pass < (partial ? 2 : 1); pass++) {
+		for (i = 0; i < n; i++) {
+			unsigned int idx = (rd->next_cpu + i) % n;
+			struct magnet_ring *r = stream_ring_at(s, idx);
+
+			if (!r || magnet_ring_hold(r, pass, &rs))
+				continue;
+			rd->held = r;
+			rd->next_cpu = (idx + 1) % n;
+			sp->ring = idx;
+			sp->offset = (u64)idx * stream_stride(s) + rs.off;
+			sp->len = rs.len;
+			sp->events = rs.events;
+			sp->flags |= rs.closed ? MAGNET_SPAN_CLOSED : 0;
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+static long reader_get_span(struct magnet_reader *rd,
+			    struct magnet_span __user *arg)
+{
+	struct magnet_stream *s = rd->s;
+	struct magnet_span sp;
+	bool partial, dead;
+	ssize_t meta;
+	u32 need = 0;
+	long err;
+
+	if (copy_from_user(&sp, arg, sizeof(sp)))
+		return -EFAULT;
+	if ((sp.flags & ~MAGNET_SPAN_PARTIAL) || sp.reserved)
+		return -EINVAL;
+	partial = sp.flags & MAGNET_SPAN_PARTIAL;
+	if (mutex_lock_interruptible(&s->read_lock))
+		return -EINTR;
+	err = -EBUSY;
+	if (rd->held || reader_refused(s))
+		goto out;
+	dead = READ_ONCE(s->dead);
+	/* dead: every writer's stores to the rings are visible from here on */
+	smp_rmb();
+	meta = reader_copy_meta(rd, u64_to_user_ptr(sp.meta_buf), sp.meta_len,
+				&need);
+	err = meta;
+	if (meta < 0)
+		goto out;
+	err = -ENOBUFS;
+	if (need && !meta)
+		goto out;
+	sp.flags = 0;
+	sp.meta_len = meta;
+	sp.ring = 0;
+	sp.offset = sp.len = sp.events = 0;
+	/* metadata that did not all fit comes first, the span next time */
+	err = 0;
+	if (!need) {
+		/* a deleted or frozen stream grows no more: take all there is */
+		if (dead)
+			reader_settle_dead(s);
+		err = reader_hold(rd, partial || dead ||
+				  (s->mode & MAGNET_STREAM_F_OVERWRITE), &sp);
+		/* the end: of a deleted stream, of a frozen recorder's data */
+		if (err == -EAGAIN && meta)
+			err = 0;
+		else if (err == -EAGAIN &&
+			 (dead || (s->mode & MAGNET_STREAM_F_OVERWRITE)))
+			err = -ENODATA;
+	}
+	if (!err && copy_to_user(arg, &sp, sizeof(sp))) {
+		/* the metadata is gone with the copy: as with read(), EFAULT */
+		if (rd->held) {
+			magnet_ring_unhold(rd->held);
+			rd->held = NULL;
+		}
+		err = -EFAULT;
+	}
+out:
+	mutex_unlock(&s->read_lock);
+	return err;
+}
+
+static long reader_put_span(struct magnet_reader *rd)
+{
+	struct magnet_stream *s = rd->s;
+	long err = 0;
+
+	mutex_lock(&s->read_lock);
+	if (rd->held) {
+		magnet_ring_put(rd->held);
+		rd->held = NULL;
+	} else {
+		err = -EINVAL;
+	}
+	mutex_unlock(&s->read_lock);
+	if (!err)
+		reader_rearm_async(rd);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
 /* poll, SIGIO, ioctl                                                  */
 /* ------------------------------------------------------------------ */
 
@@ -789,6 +960,10 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	case MAGNET_IOC_FLUSH:
 		magnet_stream_flush(rd->s);
 		return 0;
+	case MAGNET_IOC_GET_SPAN:
+		return reader_get_span(rd, (void __user *)arg);
+	case MAGNET_IOC_PUT_SPAN:
+		return reader_put_span(rd);
 	case MAGNET_IOC_GET_WATERMARK:
 		return ioc_put(arg, READ_ONCE(rd->watermark));
 	case MAGNET_IOC_GET_TIMEOUT:
@@ -845,6 +1020,7 @@ const struct file_operations magnetfs_stream_fops = {
 	.write		= magnetfs_write,
 	.poll		= magnetfs_poll,
 	.fasync		= magnetfs_fasync,
+	.mmap		= magnetfs_mmap,
 	.unlocked_ioctl	= magnetfs_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

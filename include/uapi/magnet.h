@@ -792,6 +792,8 @@ struct magnet_stream_stats {
 	__u64 overwritten;	/* events overwritten unread (overwrite mode) */
 	__u64 overwritten_bytes;
 	__u64 frozen_lost;	/* events refused while frozen (in @lost) */
+	/* appended with spans: lost events no LOST record reports yet */
+	__u64 lost_pending;
 };
 
 /* The first layout (ABI 1 as released): the 7 counters up to @fill. */
@@ -824,7 +826,53 @@ struct magnet_stream_stats {
 #define MAGNET_IOC_SET_TIMEOUT		_IOW(MAGNET_IOC_MAGIC, 0x13, __s64)
 #define MAGNET_IOC_GET_MIN_EVENTS	_IOR(MAGNET_IOC_MAGIC, 0x14, __u64)
 #define MAGNET_IOC_SET_MIN_EVENTS	_IOW(MAGNET_IOC_MAGIC, 0x15, __u64)
-/* 0x16..0x1f: reserved for more read tuning. */
+
+/*
+ * Sub-buffer consumers: records moved to their destination without a copy
+ * into a read buffer and without being looked at (docs/IOCTL.md, "Spans").
+ * mmap() the rings read-only (MAP_SHARED, PROT_READ): ring R (the CPU's
+ * number; 0 for a global-ring stream) at file offset
+ * R * MAGNET_RING_STRIDE(subbuf_size, subbuf_count, page size).  Then
+ * MAGNET_IOC_GET_SPAN holds the readable part of one ring's oldest
+ * sub-buffer, whole records, until MAGNET_IOC_PUT_SPAN consumes it.
+ * One span at a time per open file.
+ */
+#define MAGNET_RING_STRIDE(size, count, page)				\
+	((((__u64)(size) * (count)) + (page) - 1) / (page) * (page))
+
+struct magnet_span {
+	__u32 flags;		/* in: MAGNET_SPAN_PARTIAL; out: MAGNET_SPAN_* */
+	__u32 ring;		/* out: the ring (CPU) the span is in */
+	__u64 offset;		/* out: file offset of its first byte in the mapping */
+	__u64 len;		/* out: bytes of whole records (0: metadata only) */
+	__u64 events;		/* out: events among them */
+	/*
+	 * in: a buffer for pending SYSINFO/EVENTDEF records (the ones
+	 * read() returns first); out: bytes stored there.  They precede
+	 * the span's records in the stream.
+	 */
+	__u64 meta_buf;		/* in: user pointer */
+	__u32 meta_len;		/* in: its size; out: bytes stored */
+	__u32 reserved;		/* 0 */
+};
+
+/* in: also the sub-buffer being written, up to what is committed */
+#define MAGNET_SPAN_PARTIAL	0x1
+/* out: the span ends a closed sub-buffer (a whole finished one, or its rest) */
+#define MAGNET_SPAN_CLOSED	0x2
+
+/*
+ * GET: 0 and a span (or metadata only, @len 0); EAGAIN nothing to hold
+ * now (poll() for the read rule); ENODATA the end: the stream was
+ * deleted and everything was taken, or a frozen overwrite stream's
+ * records were all taken (where read() returns 0); EBUSY this file holds a span
+ * already, or a running overwrite stream; ENOBUFS metadata pending and
+ * @meta_len cannot hold its next record; EINVAL unknown flags or
+ * reserved not 0.  PUT: 0, or EINVAL when no span is held.
+ */
+#define MAGNET_IOC_GET_SPAN		_IOWR(MAGNET_IOC_MAGIC, 0x16, struct magnet_span)
+#define MAGNET_IOC_PUT_SPAN		_IO(MAGNET_IOC_MAGIC, 0x17)
+/* 0x18..0x1f: reserved for more read tuning. */
 
 /* ------------------------------------------------------------------ */
 /* Per-socket statistics: the sockstat file (docs/SOCKSTAT.md)         */

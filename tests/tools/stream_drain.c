@@ -5,10 +5,12 @@
  * client (bench/guest.sh, drain part) and as a check of the readers
  * (tests/vm/t_readpath.sh).
  *
- *   stream_drain [-m read|aio|uring] [-d DEPTH] [-b BYTES] [-w BYTES] FILE
+ *   stream_drain [-m read|aio|uring|span] [-d DEPTH] [-b BYTES] [-w BYTES] FILE
  *
- *   -m  read path: blocking read(2) (default), libmagnet's libaio reader
- *       or its io_uring reader
+ *   -m  read path: blocking read(2) (default), libmagnet's libaio reader,
+ *       its io_uring reader, or its span reader (records in place from
+ *       the mapped rings, waiting in poll(2); a span whose event count
+ *       differs from its records' counts as bad)
  *   -d  reads in flight for aio/uring (default 4)
  *   -b  bytes per read (default 1 MiB)
  *   -w  read watermark set on the file (default: -b for uring, else 0)
@@ -85,6 +87,31 @@ static int account(struct tally *t, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/*
+ * One span (or metadata) accounted and put back: 1; 0 at the end; -errno.
+ * Waits in poll(2) when there is nothing.
+ */
+static ssize_t span_next(int fd, struct magnet_span_reader *sr,
+			 struct tally *t)
+{
+	struct magnet_span_view v;
+	unsigned long long before;
+	int ret;
+
+	while ((ret = magnet_span_reader_get(sr, true, &v)) == -EAGAIN)
+		magnet_stream_wait(fd, -1);
+	if (ret <= 0)
+		return ret;
+	if (v.meta_len && account(t, v.meta, v.meta_len))
+		return -EPROTO;
+	before = t->events;
+	if (v.len && account(t, v.data, v.len))
+		return -EPROTO;
+	if (t->events - before != v.events)
+		t->bad++;
+	return v.len ? magnet_span_reader_put(sr) ?: 1 : 1;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -101,7 +128,7 @@ static double cpu_s(const struct timeval *tv)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: stream_drain [-m read|aio|uring] [-d DEPTH] [-b BYTES] [-w BYTES] FILE\n");
+		"usage: stream_drain [-m read|aio|uring|span] [-d DEPTH] [-b BYTES] [-w BYTES] FILE\n");
 	exit(2);
 }
 
@@ -126,6 +153,7 @@ int main(int argc, char **argv)
 	int have_wm = 0, opt, fd, err = 0;
 	struct magnet_aio_reader *ar = NULL;
 	struct magnet_uring_reader *ur = NULL;
+	struct magnet_span_reader *sr = NULL;
 	static struct tally t;
 	double t0 = 0, t1;
 	struct rusage ru0, ru1;
@@ -143,7 +171,7 @@ int main(int argc, char **argv)
 	if (optind != argc - 1)
 		usage();
 	if (strcmp(method, "read") && strcmp(method, "aio") &&
-	    strcmp(method, "uring")) {
+	    strcmp(method, "uring") && strcmp(method, "span")) {
 		fprintf(stderr, "stream_drain: -m: unknown read path '%s'\n",
 			method);
 		return 2;
@@ -168,6 +196,8 @@ int main(int argc, char **argv)
 		err = magnet_aio_reader_open(fd, depth, bsize, &ar);
 	else if (!strcmp(method, "uring"))
 		err = magnet_uring_reader_open(fd, depth, bsize, &ur);
+	else if (!strcmp(method, "span"))
+		err = magnet_span_reader_open(fd, &sr);
 	else if (!(buf = malloc(bsize)))
 		err = -ENOMEM;
 	if (err) {
@@ -180,7 +210,15 @@ int main(int argc, char **argv)
 		const void *data = buf;
 		ssize_t n;
 
-		if (ar)
+		if (sr) {
+			n = span_next(fd, sr, &t);
+			if (n > 0 && !t0) {
+				t0 = now_s();
+				getrusage(RUSAGE_SELF, &ru0);
+			}
+			if (n > 0)
+				continue;
+		} else if (ar)
 			n = magnet_aio_reader_next(ar, -1, &data);
 		else if (ur)
 			n = magnet_uring_reader_next(ur, -1, &data);
@@ -213,6 +251,7 @@ int main(int argc, char **argv)
 	if (ar)
 		magnet_aio_reader_close(ar);
 	magnet_uring_reader_close(ur);
+	magnet_span_reader_close(sr);
 	free(buf);
 	close(fd);
 	printf("method=%s reads=%llu bytes=%llu records=%llu events=%llu lost_reported=%llu bad=%llu disorder=%llu seconds=%.6f user_s=%.6f sys_s=%.6f\n",

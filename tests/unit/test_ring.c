@@ -548,6 +548,164 @@ static void test_global_ring_keeps_write_order(void **state)
 	magnet_ring_free(&r);
 }
 
+/* Take spans (closed first, then partial) until none; fold into @t. */
+static void take_spans(struct magnet_ring *r, bool partial, struct tally *t)
+{
+	struct magnet_ring_span sp;
+
+	while (magnet_ring_hold(r, partial, &sp) == 0) {
+		u64 ev = 0;
+		size_t off = 0;
+
+		/* whole records, and the span counts exactly its events */
+		while (off < sp.len) {
+			const struct magnet_rec_hdr *h =
+				(const void *)(r->data + sp.off + off);
+
+			ev += h->event >= MAGNET_EVENT_FIRST_PROBE;
+			off += h->size;
+		}
+		assert_int_equal(off, sp.len);
+		assert_int_equal(ev, sp.events);
+		check_records(r->data + sp.off, sp.len, t);
+		magnet_ring_put(r);
+	}
+}
+
+static void test_spans_closed_then_partial(void **state)
+{
+	struct magnet_ring r;
+	struct magnet_ring_span sp;
+	struct tally t = { .next_id = 1 };
+	u64 id;
+
+	(void)state;
+	ring_setup(&r, 4);
+	/* 64-byte records, 64 a sub-buffer: 1.5 sub-buffers */
+	for (id = 1; id <= 96; id++)
+		assert_true(add(&r, 20, id, id, 32));
+	/* without @partial only the finished sub-buffer comes, whole */
+	assert_int_equal(magnet_ring_hold(&r, false, &sp), 0);
+	assert_true(sp.closed);
+	assert_int_equal(sp.off, 0);
+	assert_int_equal(sp.len, SB_SIZE);
+	assert_int_equal(sp.events, 64);
+	/* one span at a time; read() and peek() keep off a held ring */
+	assert_int_equal(magnet_ring_hold(&r, true, &sp), -EBUSY);
+	{
+		char buf[256];
+		u32 need;
+
+		assert_int_equal(magnet_ring_read(&r, buf, sizeof(buf), &need), 0);
+		assert_null(magnet_ring_peek(&r));
+	}
+	check_records(r.data, SB_SIZE, &t);
+	magnet_ring_put(&r);
+	assert_int_equal(r.read, 64);
+	assert_int_equal(magnet_ring_hold(&r, false, &sp), -EAGAIN);
+	/* @partial: the sub-buffer being written, up to its commit */
+	assert_int_equal(magnet_ring_hold(&r, true, &sp), 0);
+	assert_false(sp.closed);
+	assert_int_equal(sp.off, SB_SIZE);
+	assert_int_equal(sp.len, 32 * 64);
+	assert_int_equal(sp.events, 32);
+	/* the writer goes on behind the held span */
+	assert_true(add(&r, 20, 97, 97, 32));
+	check_records(r.data + sp.off, sp.len, &t);
+	magnet_ring_put(&r);
+	take_spans(&r, true, &t);
+	assert_int_equal(t.events, 97);
+	assert_int_equal(r.read, 97);
+	assert_int_equal(magnet_ring_fill(&r), 0);
+	magnet_ring_free(&r);
+}
+
+static void test_spans_hold_keeps_writer_out(void **state)
+{
+	struct magnet_ring r;
+	struct magnet_ring_span sp;
+	struct tally t = { .next_id = 1 };
+	u64 id, ok = 0;
+
+	(void)state;
+	ring_setup(&r, 2);
+	for (id = 1; id <= 64; id++)
+		ok += add(&r, 20, id, id, 32);
+	assert_int_equal(magnet_ring_hold(&r, true, &sp), 0);
+	/* the ring fills: the writer takes the free sub-buffer, then drops */
+	for (; id <= 300; id++)
+		ok += add(&r, 20, id, id, 32);
+	assert_int_equal(ok, 128);
+	assert_int_equal(r.lost, 172);
+	/* what was held is intact, in order */
+	check_records(r.data + sp.off, sp.len, &t);
+	assert_int_equal(t.events, 64);
+	magnet_ring_put(&r);
+	/* an unheld span stays unread */
+	assert_int_equal(magnet_ring_hold(&r, true, &sp), 0);
+	magnet_ring_unhold(&r);
+	assert_int_equal(r.read, 64);
+	take_spans(&r, true, &t);
+	magnet_ring_flush_lost(&r, 1000);
+	take_spans(&r, true, &t);
+	assert_int_equal(t.lost, 172);
+	assert_int_equal(r.produced, t.events + t.lost);
+	assert_int_equal(r.read, t.events);
+	magnet_ring_free(&r);
+}
+
+/*
+ * The writer wakes nobody per event: it queues its deferred wake-up only
+ * when it closes a sub-buffer, and only while a reader is armed.
+ */
+static void test_wakeup_only_at_switch(void **state)
+{
+	struct magnet_ring r;
+	u64 id;
+
+	(void)state;
+	ring_setup(&r, 4);
+	for (id = 1; id <= 64; id++)
+		assert_true(add(&r, 20, id, id, 32));
+	assert_int_equal(r.wake.queued, 0);
+	r.wake_armed = true;
+	for (; id <= 127; id++)
+		assert_true(add(&r, 20, id, id, 32));
+	assert_int_equal(r.wake.queued, 1);	/* the switch at event 65 */
+	for (; id <= 192; id++)
+		assert_true(add(&r, 20, id, id, 32));
+	assert_int_equal(r.wake.queued, 2);	/* and at 129 */
+	r.wake_armed = false;
+	for (; id <= 256; id++)
+		assert_true(add(&r, 20, id, id, 32));
+	assert_int_equal(r.wake.queued, 2);
+	magnet_ring_free(&r);
+}
+
+/* A deleted stream's full ring: the reader writes the owed LOST record. */
+static void test_settle_lost_after_drain(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	u64 id;
+
+	(void)state;
+	ring_setup(&r, 2);
+	for (id = 1; id <= 200; id++)
+		add(&r, 20, id, id, 32);
+	magnet_ring_flush_lost(&r, 500);	/* no room: stays pending */
+	assert_int_equal(r.lost_pending, 72);
+	take_spans(&r, true, &t);
+	kshim_cpu = 1;				/* the reader runs elsewhere */
+	magnet_ring_settle_lost(&r, 1000);
+	kshim_cpu = 0;
+	assert_int_equal(r.lost_pending, 0);
+	take_spans(&r, true, &t);
+	assert_int_equal(t.lost, 72);
+	assert_int_equal(r.produced, t.events + t.lost);
+	magnet_ring_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +722,10 @@ int main(void)
 		cmocka_unit_test(test_overwrite_after_partial_read),
 		cmocka_unit_test(test_overwrite_interleavings),
 		cmocka_unit_test(test_global_ring_keeps_write_order),
+		cmocka_unit_test(test_spans_closed_then_partial),
+		cmocka_unit_test(test_spans_hold_keeps_writer_out),
+		cmocka_unit_test(test_wakeup_only_at_switch),
+		cmocka_unit_test(test_settle_lost_after_drain),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);

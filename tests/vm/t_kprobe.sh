@@ -49,6 +49,34 @@ check_eq "a taken name is refused" 2 $?
 case $msg in *"already exists"*) ok "with a message: $msg" ;; *) not_ok "message says the name is taken" "$msg" ;; esac
 msg=$(magnetctl probe add bad3 kretprobe vfs_write+4 2>&1)
 check_eq "a kretprobe with an offset is a usage error" 1 $?
+# the recording path cannot be probed: the ring's write path is
+# NOKPROBE_SYMBOL for every kprobe user (tracefs too), and MAGNET refuses
+# any point in its own core
+for sym in magnet_ring_reserve magnet_ring_commit __magnet_add magnet_write_mode; do
+	msg=$(magnetctl probe add bad_ring kprobe "$sym" 2>&1)
+	rc=$?
+	case $msg in
+	*"does not allow probing"* | *"MAGNET's core"*)
+		[ $rc -eq 2 ] && ok "a kprobe on $sym is refused: $msg" ||
+			not_ok "a kprobe on $sym is refused (exit 2)" "exit $rc: $msg" ;;
+	*) not_ok "a kprobe on $sym is refused with the reason" "exit $rc: $msg" ;;
+	esac
+done
+msg=$(magnetctl probe add bad_core kprobe magnet_stream_stats 2>&1)
+check_eq "a kprobe elsewhere in MAGNET's core is refused (exit 2)" 2 $?
+case $msg in *"MAGNET's core"*) ok "with a message: $msg" ;; *) not_ok "message names the core" "$msg" ;; esac
+KE=/sys/kernel/tracing/kprobe_events
+[ -w "$KE" ] || KE=/sys/kernel/debug/tracing/kprobe_events
+if [ -w "$KE" ]; then
+	if echo 'p:magnet_ring_probe magnet_ring_reserve' >>"$KE" 2>/dev/null; then
+		echo '-:magnet_ring_probe' >>"$KE"
+		not_ok "tracefs kprobe_events refuses magnet_ring_reserve (NOKPROBE_SYMBOL)"
+	else
+		ok "tracefs kprobe_events refuses magnet_ring_reserve (NOKPROBE_SYMBOL)"
+	fi
+else
+	skip "tracefs kprobe_events refuses magnet_ring_reserve" "no kprobe_events file"
+fi
 msg=$(magnetctl probe del no_such_probe 2>&1)
 check_eq "deleting an unknown run-time kprobe is refused" 2 $?
 case $msg in *"no run-time kprobe"*) ok "with a message: $msg" ;; *) not_ok "message" "$msg" ;; esac

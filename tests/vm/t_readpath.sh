@@ -184,7 +184,7 @@ grep -q '^completed=4' "$(out eof)" || diag "$(cat "$(out eof)")"
 # read are the events written, the LOST records add up to the losses.  A
 # 2 x 16 KiB ring and a burst of 3000 datagrams make some loss likely.
 SD=$MAGNET_TOOLS/stream_drain
-for m in read aio uring; do
+for m in read aio uring span; do
 	if [ ! -x "$SD" ]; then
 		skip "stream_drain -m $m: exact accounting" "$SD not built"
 		continue

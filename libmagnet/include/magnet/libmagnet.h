@@ -535,6 +535,39 @@ LIBMAGNET_API ssize_t magnet_aio_reader_cancel(struct magnet_aio_reader *ar,
 LIBMAGNET_API void magnet_aio_reader_close(struct magnet_aio_reader *ar);
 
 /*
+ * Span reader (docs/IOCTL.md "Spans"): the records of the stream file @fd
+ * taken in place, without a copy into a read buffer and without being
+ * looked at, for consumers that move them elsewhere (magnetctl record
+ * write(2)s them to its trace file).  get() returns 1 with a view:
+ * @meta/@meta_len, SYSINFO/EVENTDEF records that come first (the ones
+ * read() returns first), then @data/@len, whole records of one ring,
+ * valid until put() (@len 0: metadata only, nothing to put); 0 at the
+ * stream's end; -EAGAIN nothing now (poll() the fd: the read rule says
+ * when); -EBUSY a span is held (put it first) or an overwrite stream is
+ * running; -errno.  @partial also takes the sub-buffer being written, up
+ * to what is committed; without it only finished sub-buffers come.
+ * put() consumes the span: the ring may reuse its room.  The stream's
+ * counters (magnet_stream_fd_stats2()) count what was taken.
+ */
+struct magnet_span_view {
+	const void *meta;
+	size_t meta_len;
+	const void *data;
+	size_t len;
+	__u64 events;		/* events among the records of @data */
+	__u32 ring;		/* the CPU (0 for a global ring) */
+	bool closed;		/* @data ends a finished sub-buffer */
+};
+struct magnet_span_reader;
+LIBMAGNET_API int magnet_span_reader_open(int fd,
+					  struct magnet_span_reader **out);
+LIBMAGNET_API int magnet_span_reader_get(struct magnet_span_reader *sr,
+					 bool partial,
+					 struct magnet_span_view *v);
+LIBMAGNET_API int magnet_span_reader_put(struct magnet_span_reader *sr);
+LIBMAGNET_API void magnet_span_reader_close(struct magnet_span_reader *sr);
+
+/*
  * The same on io_uring (-EOPNOTSUPP when built without liburing).
  * io_uring retries short reads of regular files, and stream files are
  * debugfs regular files: a read completes when its buffer is full as far

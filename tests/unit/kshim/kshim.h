@@ -24,6 +24,8 @@ typedef uint64_t u64;
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define likely(x) __builtin_expect(!!(x), 1)
 #define GFP_KERNEL 0
+#define notrace
+#define NOKPROBE_SYMBOL(fn)
 
 #define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -36,7 +38,7 @@ static inline void *kcalloc(size_t n, size_t sz, int gfp)
 	return calloc(n, sz);
 }
 static inline void kfree(const void *p) { free((void *)p); }
-static inline void *vzalloc(unsigned long sz) { return calloc(1, sz); }
+static inline void *vmalloc_user(unsigned long sz) { return calloc(1, sz); }
 static inline void vfree(const void *p) { free((void *)p); }
 
 /* tests set these to play the running task and CPU */
