@@ -13,8 +13,9 @@
  * (s_umount -> db.lock; the stream hooks take the root's i_rwsem inside
  * db.lock and never s_umount).  Files are created in the superblock when a
  * stream is created, and all existing streams are populated by fill_super;
- * a deleted stream's inode loses i_private under db.lock, exactly like its
- * debugfs inode, so open() through either path finds the stream or ENOENT.
+ * a deleted stream's inode loses i_private (magnetfs_forget_inode()),
+ * exactly like its debugfs inode, so open() through either path finds the
+ * stream or ENOENT.
  *
  * Options uid=, gid=, mode= (octal, permission bits) set the owner and
  * mode of every stream file (default root:root 0400); the root directory
@@ -211,7 +212,7 @@ void magnetfs_fs_remove_stream(struct magnet_stream *s)
 	if (!d)
 		return;
 	s->mfs_dentry = NULL;
-	d_inode(d)->i_private = NULL;
+	magnetfs_forget_inode(d_inode(d));
 	dir = d_inode(d->d_parent);
 	inode_lock(dir);
 	if (simple_positive(d)) {

@@ -12,6 +12,8 @@ struct magnet_stream;
 
 /* stream_file.c: the same operations in debugfs and in magnetfs */
 extern const struct file_operations magnetfs_stream_fops;
+/* a deleted stream's file: no open() finds the stream any more */
+void magnetfs_forget_inode(struct inode *inode);
 
 /* fs.c */
 int magnetfs_fs_init(void);

@@ -89,6 +89,7 @@ struct magnet_reader {
 	struct delayed_work aio_work;
 
 	struct magnet_ring *held;	/* a span is held in it; read_lock */
+	bool need_sysinfo;		/* nothing read yet: SYSINFO first */
 };
 
 #define RD_NOTIFY_WAIT	0x1	/* a task sleeps in read() or poll() */
@@ -175,45 +176,58 @@ static int reader_build_meta(struct magnet_reader *rd, bool sysinfo)
 	return 0;
 }
 
+/*
+ * Orders open() against a deletion: the deletion clears i_private under
+ * it (magnetfs_forget_inode()) before the database drops its reference,
+ * so a stream found here is alive for the magnet_stream_get().  Not
+ * db.lock: debugfs holds the file's active reference while ->open runs,
+ * and a deletion waits for that reference in debugfs_remove() with
+ * db.lock held (the open-vs-delete deadlock).
+ */
+static DEFINE_SPINLOCK(magnetfs_open_lock);
+
+void magnetfs_forget_inode(struct inode *inode)
+{
+	spin_lock(&magnetfs_open_lock);
+	inode->i_private = NULL;
+	spin_unlock(&magnetfs_open_lock);
+}
+
 static int magnetfs_open(struct inode *inode, struct file *f)
 {
 	struct magnet_reader *rd;
 	struct magnet_stream *s;
-	int err;
 
 	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
 	if (!rd)
 		return -ENOMEM;
-	mutex_lock(&magnet_db.lock);
+	spin_lock(&magnetfs_open_lock);
 	s = inode->i_private;
-	if (!s || s->dead) {
-		mutex_unlock(&magnet_db.lock);
+	if (s && !READ_ONCE(s->dead))
+		magnet_stream_get(s);
+	else
+		s = NULL;
+	spin_unlock(&magnetfs_open_lock);
+	if (!s) {
 		kfree(rd);
 		return -ENOENT;
 	}
 	rd->s = s;
-	err = reader_build_meta(rd, true);
-	if (err) {
-		mutex_unlock(&magnet_db.lock);
-		kfree(rd);
-		return err;
-	}
+	/* SYSINFO and the catalog are built by the first read (db.lock) */
+	rd->need_sysinfo = true;
 	INIT_LIST_HEAD(&rd->aio);
 	INIT_DELAYED_WORK(&rd->aio_work, magnetfs_aio_work);
 	spin_lock_irq(&s->lock);
 	/* a kernel reader (kreader.c) has the stream to itself */
 	if (s->kreader) {
 		spin_unlock_irq(&s->lock);
-		mutex_unlock(&magnet_db.lock);
-		kvfree(rd->meta);
+		magnet_stream_put(s);
 		kfree(rd);
 		return -EBUSY;
 	}
-	magnet_stream_get(s);
 	atomic_inc(&s->readers);
 	list_add_tail(&rd->node, &s->files);
 	spin_unlock_irq(&s->lock);
-	mutex_unlock(&magnet_db.lock);
 	f->private_data = rd;
 	return stream_open(inode, f);
 }
@@ -248,15 +262,16 @@ static ssize_t reader_copy_meta(struct magnet_reader *rd, char __user *ubuf,
 {
 	size_t n = 0, off = rd->meta_off;
 
-	if (off == rd->meta_len &&
-	    READ_ONCE(magnet_db.catalog_gen) != rd->catalog_gen) {
+	if (rd->need_sysinfo || (off == rd->meta_len &&
+	    READ_ONCE(magnet_db.catalog_gen) != rd->catalog_gen)) {
 		int err;
 
 		mutex_lock(&magnet_db.lock);
-		err = reader_build_meta(rd, false);
+		err = reader_build_meta(rd, rd->need_sysinfo);
 		mutex_unlock(&magnet_db.lock);
 		if (err)
 			return err;
+		rd->need_sysinfo = false;
 		off = 0;
 	}
 	while (off + n < rd->meta_len) {
@@ -327,7 +342,7 @@ static ssize_t reader_drain(struct magnet_reader *rd, char __user *ubuf,
 /* Metadata the next read would return first (SYSINFO, EVENTDEF). */
 static bool reader_meta_pending(struct magnet_reader *rd)
 {
-	return rd->meta_off < rd->meta_len ||
+	return rd->need_sysinfo || rd->meta_off < rd->meta_len ||
 	       READ_ONCE(magnet_db.catalog_gen) != rd->catalog_gen;
 }
 
@@ -1040,18 +1055,22 @@ int magnetfs_add_stream(struct magnet_stream *s)
 	/* and in the magnetfs superblock, if mounted (fs.c) */
 	err = magnetfs_fs_add_stream(s);
 	if (err && d) {
-		d_inode(d)->i_private = NULL;
+		magnetfs_forget_inode(d_inode(d));
 		debugfs_remove(d);
 		s->dentry = NULL;
 	}
 	return err;
 }
 
-/* db.lock held: no open can find the stream once i_private is cleared. */
+/*
+ * db.lock held: no open can find the stream once i_private is cleared,
+ * and no open waits for db.lock, so debugfs_remove() waits only for opens
+ * that finish.
+ */
 void magnetfs_remove_stream(struct magnet_stream *s)
 {
 	if (s->dentry) {
-		d_inode(s->dentry)->i_private = NULL;
+		magnetfs_forget_inode(d_inode(s->dentry));
 		debugfs_remove(s->dentry);
 		s->dentry = NULL;
 	}
