@@ -973,7 +973,16 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	}
 	switch (cmd) {
 	case MAGNET_IOC_FLUSH:
-		magnet_stream_flush(rd->s);
+		/*
+		 * Under read_lock: once the stream is dead its readers write
+		 * the rings' owed LOST records themselves (spans, under the
+		 * same lock), and a flush must not write beside them.
+		 */
+		if (mutex_lock_interruptible(&s->read_lock))
+			return -EINTR;
+		if (!READ_ONCE(s->dead))
+			magnet_stream_flush(s);
+		mutex_unlock(&s->read_lock);
 		return 0;
 	case MAGNET_IOC_GET_SPAN:
 		return reader_get_span(rd, (void __user *)arg);

@@ -345,7 +345,7 @@ wait_load "global overwrite, spans"
 GO=$(magnetctl -j stream show go | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d.get("stream",d)["path"])')
 check "freeze go" magnetctl stream freeze go
 # hold a span, try to resume (refused), check the mapping, put it back
-bg hold python3 - "$GO" <<'PY'
+cat >"$R/hold.py" <<'PY'
 import ctypes, fcntl, mmap, os, struct, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 GET = (3 << 30) | (48 << 16) | (0xB7 << 8) | 0x16
@@ -378,6 +378,7 @@ while not os.path.exists("/tmp/span-put"):
 fcntl.ioctl(fd, PUT)
 print("put")
 PY
+bg hold python3 "$R/hold.py" "$GO"
 wait_line "$(out hold)" '^held ' 20
 expect_fail "resume refused while a reader holds a sub-buffer" 2 "holds a sub-buffer" \
 	magnetctl stream resume go
