@@ -396,7 +396,8 @@ check_eq "the span holder exits cleanly" 0 $?
 rm -f /tmp/span-put
 r0=$(sstat go read)
 if [ -x "$MAGNET_TOOLS/stream_drain" ]; then
-	o=$("$MAGNET_TOOLS/stream_drain" -m span "$GO" 2>&1)
+	o=$R/spans.out
+	"$MAGNET_TOOLS/stream_drain" -m span "$GO" >"$o" 2>&1
 	rc=$?
 	ev=$(kv "$o" events); bad=$(kv "$o" bad); dis=$(kv "$o" disorder)
 	r1=$(sstat go read)
@@ -404,7 +405,7 @@ if [ -x "$MAGNET_TOOLS/stream_drain" ]; then
 		[ $((r1 - r0)) -eq "$ev" ]; then
 		ok "spans of the frozen global recorder: $ev events whole, in order, counted as read"
 	else
-		not_ok "spans of the frozen global recorder" "exit $rc read $r0 -> $r1: $o"
+		not_ok "spans of the frozen global recorder" "exit $rc read $r0 -> $r1: $(cat "$o")"
 	fi
 else
 	skip "spans of the frozen global recorder" "stream_drain not built"
