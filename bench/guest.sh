@@ -32,6 +32,9 @@ KV=$(uname -r)
 if [ "$mode" = full ]; then
 	MICRO_REPS=5 MICRO_N=20000
 	P_REPS=5 P_DUR=10
+	# the perturbation part: enough interleaved runs for a bootstrap
+	# bound on each goodput ratio (single runs spread 9-13 %)
+	PT_REPS=12 PT_DUR=8
 	D_REPS=5 D_MS=3000
 	LL_REPS=3 LL_MS=2000 LL_LENS="24 256 4064"
 	L_REPS=5 L_DUR=6
@@ -39,13 +42,20 @@ else
 	# one of each: the quick mode shows the shape in under 10 minutes
 	MICRO_REPS=2 MICRO_N=20000
 	P_REPS=1 P_DUR=2
+	PT_REPS=3 PT_DUR=2
 	D_REPS=1 D_MS=1000
 	LL_REPS=1 LL_MS=1000 LL_LENS="256"
 	L_REPS=1 L_DUR=2
 	LOSS_KB="64 1024 8192"
 fi
+# clocksource: the guest's current one (TCG guests may fall back from tsc
+# to hpet or acpi_pm during a run: every perturbation row records it)
+clocksource() {
+	cat /sys/devices/system/clocksource/clocksource0/current_clocksource
+}
 TMPD=$(mktemp -d /tmp/magnet-bench.XXXXXX)
-on_exit "rm -rf $TMPD"
+SNAPD=$(mktemp -d /tmp/magnet-bench-snap.XXXXXX)
+on_exit "rm -rf $TMPD $SNAPD"
 HZ_TCK=$(getconf CLK_TCK)
 
 {
@@ -54,7 +64,9 @@ HZ_TCK=$(getconf CLK_TCK)
 	echo "cpus=$(nproc)"
 	echo "cpu_model=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 	echo "mem_kb=$(awk '/MemTotal/ {print $2}' /proc/meminfo)"
-	echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "clocksource=$(clocksource)"
+	read -r cs </sys/devices/system/clocksource/clocksource0/available_clocksource
+	echo "clocksources=$cs"
 	echo "tmp_fs=$(stat -f -c %T "$TMPD")"
 	echo "iperf3=$(iperf3 --version | head -1)"
 	echo "tcpdump=$(tcpdump --version 2>&1 | head -1)"
@@ -86,6 +98,47 @@ vm_busy_ticks() {
 # cputicks PID: utime+stime of PID in clock ticks (0 if gone).
 cputicks() {
 	awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# sched_ns PID...: nanoseconds every thread of the PIDs spent on a CPU,
+# from /proc/PID/task/TID/schedstat (the scheduler's clock, not ticks)
+sched_ns() {
+	local p t ns s=0
+	for p; do
+		for t in /proc/"$p"/task/[0-9]*; do
+			read -r ns _ 2>/dev/null <"$t/schedstat" && s=$((s + ns))
+		done
+	done
+	echo "$s"
+}
+
+# kworker_snap: "PID NS" for every kworker thread (kernel workers: the
+# ring-to-user copy of a reader may run in one)
+kworker_snap() {
+	local p c ns
+	for p in /proc/[0-9]*; do
+		read -r c 2>/dev/null <"$p/comm" || continue
+		[[ $c == kworker* ]] || continue
+		read -r ns _ 2>/dev/null <"$p/schedstat" && echo "${p#/proc/} $ns"
+	done
+}
+
+# kworker_ns SNAP0 SNAP1: CPU ns of kworkers between two snapshots (a
+# worker that appeared counts from 0, one that exited is not counted)
+kworker_ns() {
+	awk 'NR == FNR {a[$1] = $2; next} {s += $2 - ($1 in a ? a[$1] : 0)} END {printf "%.0f\n", s}' "$1" "$2"
+}
+
+# rx_drops: "RCVBUF BACKLOG": datagrams the receiving socket in $NS_B
+# refused (UDP RcvbufErrors) and packets dropped for a full backlog
+# (/proc/net/softnet_stat, all CPUs), counters since boot
+rx_drops() {
+	local rcvbuf d s=0
+	# shellcheck disable=SC2016
+	rcvbuf=$(ip netns exec "$NS_B" awk '$1 == "Udp:" {
+		if (!c) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i } else { print $c; exit } }' /proc/net/snmp)
+	while read -r _ d _; do s=$((s + 16#$d)); done </proc/net/softnet_stat
+	echo "${rcvbuf:-0} $s"
 }
 
 stream_stat() {	# stream_stat NAME KEY... : the values, space separated
@@ -177,10 +230,11 @@ BT
 # $IP_RATE bits/s) for $P_DUR s; sets IP_GOODPUT (received Mb/s) IP_SENT
 # (offered Mb/s) IP_LOSS (% datagrams lost) IP_SCPU IP_RCPU (iperf3's own
 # CPU %, sender and receiver process) IP_PKTS (datagrams received)
-# IP_BUSY (CPU seconds the whole VM spent, all CPUs, /proc/stat).
+# IP_SPKTS (datagrams sent) IP_RCVBUF IP_BACKLOG (receiver drops, see
+# rx_drops) IP_BUSY (CPU seconds the whole VM spent, all CPUs, /proc/stat).
 run_iperf() {
 	local tag=$1 sj=$RAW/$tag.server.json cj=$RAW/$tag.client.json
-	local spid try end b0
+	local spid try end b0 r0 q0 r1 q1
 	ip netns exec "$NS_B" iperf3 -s -1 -J -p 5201 >"$sj" 2>&1 &
 	spid=$!
 	# under load the server may take seconds to listen
@@ -190,6 +244,7 @@ run_iperf() {
 		sleep 0.2
 	done
 	b0=$(vm_busy_ticks)
+	read -r r0 q0 < <(rx_drops)
 	for try in 1 2 3; do
 		ip netns exec "$NS_A" iperf3 -c "$IP_B" -p 5201 -u -b "${IP_RATE:-0}" -l 1400 -t "$P_DUR" -J >"$cj" 2>&1
 		grep -q '"error"' "$cj" || break
@@ -201,16 +256,18 @@ run_iperf() {
 	while kill -0 "$spid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
-	read -r IP_GOODPUT IP_SENT IP_LOSS IP_SCPU IP_RCPU IP_PKTS < <(python3 - "$cj" <<'PY'
+	read -r r1 q1 < <(rx_drops)
+	IP_RCVBUF=$((r1 - r0)) IP_BACKLOG=$((q1 - q0))
+	read -r IP_GOODPUT IP_SENT IP_LOSS IP_SCPU IP_RCPU IP_PKTS IP_SPKTS < <(python3 - "$cj" <<'PY'
 import json, sys
 try:
     e = json.load(open(sys.argv[1]))["end"]
     r, s, cpu = e["sum_received"], e["sum_sent"], e["cpu_utilization_percent"]
-    print("%.3f %.3f %.4f %.2f %.2f %d" % (r["bits_per_second"] / 1e6, s["bits_per_second"] / 1e6,
+    print("%.3f %.3f %.4f %.2f %.2f %d %d" % (r["bits_per_second"] / 1e6, s["bits_per_second"] / 1e6,
           r.get("lost_percent", 0), cpu["host_total"], cpu["remote_total"],
-          r.get("packets", 0) - r.get("lost_packets", 0)))
+          r.get("packets", 0) - r.get("lost_packets", 0), s.get("packets", 0)))
 except Exception:
-    print("nan nan nan nan nan 0")
+    print("nan nan nan nan nan 0 0")
 PY
 )
 }
@@ -251,10 +308,16 @@ lttng_setup() {
 	LTTNG_OK=1
 }
 
-lttng_start() {	# the same four layers as m4, as kprobes
-	local sockfn
+# lttng_start CONTEXTS...: the same four layers as m4, as kprobes, with
+# the context fields CONTEXTS (lttng add-context -t) on every event
+lttng_start() {
+	local sockfn c ctx=()
+	for c; do ctx+=(-t "$c"); done
 	lttng create mgbench --output="$TMPD/lt" >/dev/null || return 1
 	lttng enable-channel -k ch --subbuf-size=1M --num-subbuf=4 >/dev/null || return 1
+	if [ ${#ctx[@]} -gt 0 ]; then
+		lttng add-context -k -c ch "${ctx[@]}" >/dev/null || return 1
+	fi
 	if grep -qw __sock_sendmsg /proc/kallsyms; then sockfn=__sock_sendmsg; else sockfn=sock_write_iter; fi
 	lttng enable-event -k -c ch --probe="$sockfn" sock_send >/dev/null &&
 	lttng enable-event -k -c ch --probe=udp_sendmsg udp_send >/dev/null &&
@@ -263,113 +326,214 @@ lttng_start() {	# the same four layers as m4, as kprobes
 	lttng start >/dev/null
 }
 
-perturb_one() {	# perturb_one CONFIG REP: one row of $P_CSV, raw files $P_TAG$CONFIG.REP.*
-	local cfg=$1 rep=$2 tag="${P_TAG:-}$1.$2" cpid="" t0 t1 ev="" prod=0 lost=0 ccpu=0 c0=0 c1=0 f rule=""
+# lttngctx's context fields: 4+4+4+4+4+16 bytes, with the compact event
+# header (4 bytes) and the kprobe's ip (8) a 48-byte event, the size of
+# MAGNET's m4 records (32-byte header, 16-byte payload)
+LTTNG_CTX="pid tid ppid prio nice procname"
+LTTNG_CTX_BYTES=48
+
+# lttng_counts DIR BYTES: "EVENTS DISCARDED EVENT_BYTES PACKETS" of the
+# kernel trace in DIR, from its packet headers alone (the guest has no
+# trace decoder).  lttng-modules 2.13 on x86 writes packed packets: 32 bytes
+# of header, 52 of context (content_size and packet_size in bits,
+# events_discarded counted per stream), then events of BYTES bytes each,
+# 9 more when the compact header carries a full timestamp (the first
+# event of a packet, a gap over 2^27 ns); per packet the count is the
+# solution of content = n * BYTES + 9 * k with the fewest such headers.
+# EVENTS is empty if some packet has no solution (not BYTES-sized events).
+lttng_counts() {
+	python3 - "$1" "$2" <<'PY'
+import os, struct, sys
+top, size = sys.argv[1], int(sys.argv[2])
+events = disc = nbytes = packets = 0
+ok = True
+for root, dirs, files in os.walk(top):
+    dirs[:] = [d for d in dirs if d != "index"]
+    for name in files:
+        if name == "metadata":
+            continue
+        last = 0
+        with open(os.path.join(root, name), "rb") as f:
+            while True:
+                h = f.read(84)
+                if len(h) < 84 or struct.unpack_from("<I", h)[0] != 0xC1FC1FC1:
+                    break
+                content, psize, _, last = struct.unpack_from("<QQQQ", h, 48)
+                c = content // 8 - 84
+                ks = [k for k in range(size) if c - 9 * k >= 0 and (c - 9 * k) % size == 0]
+                ok = ok and bool(ks)
+                events += (c - 9 * ks[0]) // size if ks else 0
+                nbytes += c
+                packets += 1
+                f.seek(psize // 8 - 84, 1)
+        disc += last
+print("%s %d %d %d" % (events if ok else "", disc, nbytes, packets))
+PY
+}
+
+# consumer_start CFG TAG: starts what CFG records with, sets CPIDS (the
+# consumer processes) and EV (MAGNET's events, empty for the others)
+consumer_start() {
+	local cfg=$1 tag=$2 rule=""
+	CPIDS="" EV=""
 	case $cfg in
-	m1) ev=$EV1 ;; m2) ev=$EV2 ;; m3) ev=$EV3 ;; m4) ev=$EV4 ;;
+	m1) EV=$EV1 ;; m2) EV=$EV2 ;; m3) EV=$EV3 ;; m4) EV=$EV4 ;;
 	# the kernel's default read rule: a read completes at the first record
-	m4eager) ev=$EV4 rule="--watermark 0" ;;
+	m4eager) EV=$EV4 rule="--watermark 0" ;;
 	esac
-	if [ -n "$ev" ]; then
+	case $cfg in
+	m*)
 		magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
 		# shellcheck disable=SC2086
-		magnetctl probe enable $ev stream net >/dev/null || bail_out "enable $ev"
+		magnetctl probe enable $EV stream net >/dev/null || bail_out "enable $EV"
 		# shellcheck disable=SC2086
 		"$MAGNETCTL" record net -o "$TMPD/net.trace" $rule >"$RAW/$tag.record.out" 2>&1 &
-		cpid=$!
-		sleep 0.3
-	elif [ "$cfg" = tcpdump ]; then
+		CPIDS=$!
+		sleep 0.3 ;;
+	tcpdump)
 		ip netns exec "$NS_A" tcpdump -i "$VETH_A" -s 96 -n -w "$TMPD/t.pcap" udp >"$RAW/$tag.tcpdump.out" 2>&1 &
-		cpid=$!
-		wait_for "$RAW/$tag.tcpdump.out" 'listening on' 60
-	elif [ "$cfg" = bpftrace ]; then
+		CPIDS=$!
+		wait_for "$RAW/$tag.tcpdump.out" 'listening on' 60 ;;
+	bpftrace)
 		bpftrace_script >"$TMPD/m4.bt"
 		# -B line: with -o or a redirected stdout bpftrace buffers whole blocks
 		bpftrace -B line "$TMPD/m4.bt" >"$TMPD/bt.out" 2>"$RAW/$tag.bpftrace.out" &
-		cpid=$!
-		wait_for "$TMPD/bt.out" '^ready' 240 || echo "# bpftrace did not start: $(tail -3 "$RAW/$tag.bpftrace.out")"
-	fi
-	if [ "$cfg" = lttng ]; then
-		lttng_start >"$RAW/$tag.lttng.out" 2>&1 || echo "# lttng start failed: $(tail -3 "$RAW/$tag.lttng.out")"
-		cpid=$(pgrep -d' ' -x lttng-consumerd)
-	fi
-	if [ -n "$cpid" ]; then c0=0; for p in $cpid; do c0=$((c0 + $(cputicks "$p"))); done; fi
+		CPIDS=$!
+		wait_for "$TMPD/bt.out" '^ready' 240 || echo "# bpftrace did not start: $(tail -3 "$RAW/$tag.bpftrace.out")" ;;
+	lttng | lttngctx)
+		# shellcheck disable=SC2046
+		lttng_start $([ "$cfg" = lttngctx ] && echo "$LTTNG_CTX") >"$RAW/$tag.lttng.out" 2>&1 ||
+			echo "# lttng start failed: $(tail -3 "$RAW/$tag.lttng.out")"
+		CPIDS=$(pgrep -d' ' -x lttng-consumerd) ;;
+	esac
+}
+
+# consumer_stop CFG TAG: stops it; sets PROD LOST (events the tracer
+# produced and lost by its own count), TR_EV TR_LOST TR_BYTES (events,
+# lost events and bytes of events in the trace it wrote)
+consumer_stop() {
+	local cfg=$1 tag=$2 o wr
+	PROD=0 LOST=0 TR_EV="" TR_LOST="" TR_BYTES=""
+	case $cfg in
+	m*)
+		# shellcheck disable=SC2086
+		magnetctl probe disable $EV >/dev/null
+		kill -INT "$CPIDS"; wait "$CPIDS"
+		read -r PROD wr LOST < <(stream_stat net produced written lost)
+		magnetctl stream delete net >/dev/null
+		# "magnetctl: recorded B bytes, N events (records before f26c97f),
+		# L lost events to FILE"
+		read -r TR_BYTES TR_EV TR_LOST < <(sed -nE \
+			's/.*recorded ([0-9]+) bytes, ([0-9]+) (records|events), ([0-9]+) lost events.*/\1 \2 \4/p' \
+			"$RAW/$tag.record.out")
+		TR_EV=${TR_EV:-$wr} ;;
+	tcpdump)
+		kill -INT "$CPIDS"; wait "$CPIDS"
+		o=$RAW/$tag.tcpdump.out
+		# "N packets received by filter", "M packets dropped by kernel"
+		PROD=$(awk '/received by filter/ {print $1}' "$o")
+		LOST=$(awk '/dropped by kernel/ {print $1}' "$o")
+		TR_EV=$(awk '/packets captured/ {print $1}' "$o") TR_LOST=$LOST
+		TR_BYTES=$(stat -c %s "$TMPD/t.pcap") ;;
+	lttng | lttngctx)
+		o=$RAW/$tag.lttng.out
+		# "Warning: N events were discarded ..." on stop
+		lttng stop >>"$o" 2>&1
+		LOST=$(grep -oE '[0-9]+ events were discarded' "$o" | awk '{s += $1} END {print s + 0}')
+		lttng destroy >>"$o" 2>&1
+		if [ "$cfg" = lttngctx ]; then
+			read -r TR_EV TR_LOST TR_BYTES _ < <(lttng_counts "$TMPD/lt" "$LTTNG_CTX_BYTES")
+			PROD=$((${TR_EV:-0} + TR_LOST))
+			[ -f "$RAW/lttngctx.metadata" ] || cp "$TMPD/lt/kernel/metadata" "$RAW/lttngctx.metadata" 2>/dev/null
+		fi ;;
+	bpftrace)
+		kill -INT "$CPIDS"; wait "$CPIDS"
+		PROD=$(grep -cv '^ready' "$TMPD/bt.out" || true)
+		LOST=$(grep -oE 'Lost [0-9]+ events' "$TMPD/bt.out" "$RAW/$tag.bpftrace.out" 2>/dev/null |
+			awk '{s += $2} END {print s + 0}')
+		TR_EV=$PROD TR_LOST=$LOST TR_BYTES=$(stat -c %s "$TMPD/bt.out") ;;
+	esac
+}
+
+# pids_ticks PIDS...: the PIDs' utime+stime in clock ticks
+pids_ticks() {
+	local p s=0
+	for p; do s=$((s + $(cputicks "$p"))); done
+	echo "$s"
+}
+
+perturb_one() {	# perturb_one CONFIG REP: one row of $P_CSV, raw files $P_TAG$CONFIG.REP.*
+	local cfg=$1 rep=$2 tag="${P_TAG:-}$1.$2" t0 t1 c0=0 c1=0 s0=0 s1=0 ccpu=0 f
+	local kw0=$SNAPD/kw0 kw1=$SNAPD/kw1
+	consumer_start "$cfg" "$tag"
+	# shellcheck disable=SC2086
+	if [ -n "$CPIDS" ]; then c0=$(pids_ticks $CPIDS); s0=$(sched_ns $CPIDS); fi
+	kworker_snap >"$kw0"
 	t0=$(date +%s.%N)
 	run_iperf "$tag"
 	t1=$(date +%s.%N)
-	if [ -n "$cpid" ]; then
-		c1=0; for p in $cpid; do c1=$((c1 + $(cputicks "$p"))); done
+	kworker_snap >"$kw1"
+	if [ -n "$CPIDS" ]; then
+		# shellcheck disable=SC2086
+		c1=$(pids_ticks $CPIDS); s1=$(sched_ns $CPIDS)
 		ccpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ_TCK" -v t0="$t0" -v t1="$t1" \
 			'BEGIN {printf "%.2f", 100.0 * (b - a) / hz / (t1 - t0)}')
 	fi
-	if [ -n "$ev" ]; then
-		# shellcheck disable=SC2086
-		magnetctl probe disable $ev >/dev/null
-		kill -INT "$cpid"; wait "$cpid"
-		read -r prod lost < <(stream_stat net produced lost)
-		magnetctl stream delete net >/dev/null
-	elif [ "$cfg" = tcpdump ]; then
-		kill -INT "$cpid"; wait "$cpid"
-		# "N packets received by filter", "M packets dropped by kernel"
-		prod=$(awk '/received by filter/ {print $1}' "$RAW/$tag.tcpdump.out")
-		lost=$(awk '/dropped by kernel/ {print $1}' "$RAW/$tag.tcpdump.out")
-	elif [ "$cfg" = lttng ]; then
-		# "Warning: N events were discarded ..." on stop
-		lttng stop >>"$RAW/$tag.lttng.out" 2>&1
-		lost=$(grep -oE '[0-9]+ events were discarded' "$RAW/$tag.lttng.out" | awk '{s += $1} END {print s + 0}')
-		lttng destroy >>"$RAW/$tag.lttng.out" 2>&1
-		prod=0	# not counted: no trace decoder in the guest
-	elif [ "$cfg" = bpftrace ]; then
-		kill -INT "$cpid"; wait "$cpid"
-		prod=$(grep -cv '^ready' "$TMPD/bt.out" || true)
-		lost=$(grep -oE 'Lost [0-9]+ events' "$TMPD/bt.out" "$RAW/$tag.bpftrace.out" 2>/dev/null |
-			awk '{s += $2} END {print s + 0}')
-	fi
+	consumer_stop "$cfg" "$tag"
 	f=$(du -sk "$TMPD" | awk '{print $1}')
 	rm -rf "${TMPD:?}"/*
-	echo "$KV,$cfg,$rep,$IP_GOODPUT,$IP_SENT,$IP_PKTS,$IP_LOSS,$IP_SCPU,$IP_RCPU,$ccpu,${prod:-0},${lost:-0},$f,$IP_BUSY,$(awk -v t0="$t0" -v t1="$t1" 'BEGIN {printf "%.3f", t1 - t0}')" >>"$P_CSV"
-	echo "# ${P_TAG:-perturb.}$cfg rep $rep: goodput=${IP_GOODPUT}Mb/s loss=$IP_LOSS% snd=$IP_SCPU% rcv=$IP_RCPU% consumer=$ccpu% vm_busy=${IP_BUSY}s events=$prod lost=$lost"
+	echo "$KV,$cfg,$rep,$IP_GOODPUT,$IP_SENT,$IP_PKTS,$IP_LOSS,$IP_SCPU,$IP_RCPU,$ccpu,${PROD:-0},${LOST:-0},$f,$IP_BUSY,$(awk -v t0="$t0" -v t1="$t1" 'BEGIN {printf "%.3f", t1 - t0}'),$IP_SPKTS,$IP_RCVBUF,$IP_BACKLOG,$((s1 - s0)),$(kworker_ns "$kw0" "$kw1"),$TR_EV,$TR_LOST,$TR_BYTES,$(clocksource)" >>"$P_CSV"
+	rm -f "$kw0" "$kw1"
+	echo "# ${P_TAG:-perturb.}$cfg rep $rep: goodput=${IP_GOODPUT}Mb/s loss=$IP_LOSS% rcvbuf_drops=$IP_RCVBUF snd=$IP_SCPU% rcv=$IP_RCPU% consumer=$ccpu% consumer_ms=$(((s1 - s0) / 1000000)) events=$PROD lost=$LOST trace_events=$TR_EV/${IP_SPKTS}dgrams trace_lost=$TR_LOST"
 }
 
 # peer_cfgs CFGS...: sets CFGS to CFGS with tcpdump, bpftrace and LTTng as
 # available (not in a subshell: lttng_setup starts lttng-sessiond once and
-# registers its clean-up)
+# registers its clean-up); LTTng as lttngctx, its events the size of
+# MAGNET's
 peer_cfgs() {
 	CFGS="$*"
 	command -v tcpdump >/dev/null || CFGS=${CFGS/tcpdump/}
 	command -v bpftrace >/dev/null && CFGS="$CFGS bpftrace"
 	if [ -n "$LTTNG_OK" ] || lttng_setup >"$RAW/lttng-setup.out" 2>&1; then
-		CFGS="$CFGS lttng"
+		CFGS="$CFGS lttngctx"
 	else
 		echo "# LTTng left out: $(tail -2 "$RAW/lttng-setup.out" 2>/dev/null)"
 	fi
 }
 
-P_HEADER="kernel,config,rep,goodput_mbps,sent_mbps,rcv_packets,loss_pct,sender_cpu,receiver_cpu,consumer_cpu,events,events_lost,file_kb,vm_busy_s,seconds"
+P_HEADER="kernel,config,rep,goodput_mbps,sent_mbps,rcv_packets,loss_pct,sender_cpu,receiver_cpu,consumer_cpu,events,events_lost,file_kb,vm_busy_s,seconds,sent_packets,rcvbuf_drops,backlog_drops,consumer_ns,kworker_ns,trace_events,trace_lost,trace_bytes,clocksource"
 
-# run_cfgs "CFGS": every configuration, $P_REPS times, into $P_CSV
+# run_cfgs "CFGS" REPS: every configuration REPS times into $P_CSV,
+# interleaved: repetition 1 of each, then 2, ..., the order reversed on
+# even repetitions (a host whose load drifts favours no configuration)
 run_cfgs() {
-	local rep cfg
-	# "none": magnet_net not loaded (magnet.ko is: magnetctl needs it)
-	for rep in $(seq 1 "$P_REPS"); do
-		for cfg in $1; do
-			if [ "$cfg" = none ]; then
+	local rep cfg order
+	for rep in $(seq 1 "$2"); do
+		order=$1
+		[ $((rep % 2)) -eq 0 ] && order=$(tr ' ' '\n' <<<"$1" | tac | tr '\n' ' ')
+		for cfg in $order; do
+			case $cfg in
+			# "none": magnet_net not loaded (magnet.ko is: magnetctl needs it)
+			none*)
 				rmmod magnet_bench magnet_net && magnetfs_umount_all && rmmod magnet ||
 					bail_out "unload for the baseline"
-				perturb_one none "$rep"
-				insmod "$MAGNET_MODDIR/magnet.ko" && insmod "$MAGNET_MODDIR/magnet_net.ko" &&
-					insmod "$MAGNET_MODDIR/magnet_bench.ko" || bail_out "reload"
-			else
 				perturb_one "$cfg" "$rep"
-			fi
+				insmod "$MAGNET_MODDIR/magnet.ko" && insmod "$MAGNET_MODDIR/magnet_net.ko" &&
+					insmod "$MAGNET_MODDIR/magnet_bench.ko" || bail_out "reload" ;;
+			*) perturb_one "$cfg" "$rep" ;;
+			esac
 		done
 	done
 }
 
+# "none2", a second run without monitoring at the other end of each
+# repetition: the A/A control (bench/report.py flags a run whose none2 or
+# loaded differs from none by more than 3 %)
 perturb() {
 	peer_cfgs none loaded m1 m2 m3 m4 m4eager tcpdump
 	echo "$P_HEADER" >"$R/perturb.csv"
-	P_CSV=$R/perturb.csv P_TAG= IP_RATE=0 run_cfgs "$CFGS"
+	P_CSV=$R/perturb.csv P_TAG= IP_RATE=0 P_DUR=$PT_DUR run_cfgs "$CFGS none2" "$PT_REPS"
 }
 
 # ------------------------------------------------------------------
@@ -382,7 +546,7 @@ perturb() {
 fixedrate() {
 	peer_cfgs none loaded m1 m4 m4eager tcpdump
 	echo "$P_HEADER" >"$R/fixedrate.csv"
-	P_CSV=$R/fixedrate.csv P_TAG=fixedrate. IP_RATE=$FR_RATE run_cfgs "$CFGS"
+	P_CSV=$R/fixedrate.csv P_TAG=fixedrate. IP_RATE=$FR_RATE run_cfgs "$CFGS" "$P_REPS"
 }
 
 # ------------------------------------------------------------------

@@ -3,23 +3,36 @@
 """Turns bench/results/<kver>/*.csv into docs/benchmarks.md and
 docs/img/bench-*.png (gnuplot).  Run by bench/run.sh; can be rerun alone:
 
-    python3 bench/report.py
+    python3 bench/report.py [--results DIR] [--doc FILE]
 
-Statistics: per configuration the median over repetitions, the spread as
-min..max, and the ratio of the median to the baseline's median measured in
-the same VM run.  Nothing here judges a number.
+(defaults: bench/results, docs/benchmarks.md; the plots go to img/ beside
+FILE).  Statistics: per configuration the median over repetitions, the
+spread as min..max, and the ratio of the median to the baseline's median
+measured in the same VM run; for the perturbation part also a bootstrap
+interval of each goodput ratio and an A/A control.  Nothing here judges a
+number, except that the A/A control says whether a run can be trusted.
 """
+import argparse
 import csv
 import os
+import random
 import statistics
 import subprocess
 import sys
+import zlib
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RES = os.path.join(TOP, "bench", "results")
 IMG = os.path.join(TOP, "docs", "img")
 DOC = os.path.join(TOP, "docs", "benchmarks.md")
 TEMPLATE = os.path.join(TOP, "bench", "benchmarks.md.in")
+BOOT_N = 10000     # bootstrap resamples
+AA_TOL = 0.03      # the A/A control's tolerance
+
+
+def col(r, name):
+    """A row's number in column NAME; NaN if absent (older CSV files)."""
+    return fnum(r.get(name))
 
 
 def fnum(x):
@@ -38,8 +51,13 @@ def read_csv(kver, name):
 
 
 def env(kver):
+    """The VM's description: env.txt, or a subset run's env-PARTS.txt."""
     d = {}
     p = os.path.join(RES, kver, "env.txt")
+    if not os.path.exists(p):
+        subsets = sorted(n for n in os.listdir(os.path.join(RES, kver))
+                         if n.startswith("env-") and n.endswith(".txt"))
+        p = os.path.join(RES, kver, subsets[0]) if subsets else p
     if os.path.exists(p):
         for line in open(p):
             if "=" in line:
@@ -90,13 +108,37 @@ def record_bytes(payload):
     return (int(payload) + 32 + 7) // 8 * 8
 
 
+def fmt(x, spec):
+    return "n/a" if x != x else spec % x
+
+
+def bootstrap(num, den, seed):
+    """Ratio of the medians of NUM and DEN, each resampled with replacement
+    BOOT_N times: (5th, 95th percentile).  NaN if either has < 2 values."""
+    num = [x for x in num if x == x]
+    den = [x for x in den if x == x]
+    if len(num) < 2 or len(den) < 2:
+        return float("nan"), float("nan")
+    rnd = random.Random(zlib.crc32(seed.encode()))
+    rs = sorted(statistics.median(rnd.choices(num, k=len(num))) /
+                statistics.median(rnd.choices(den, k=len(den))) for _ in range(BOOT_N))
+    return rs[int(0.05 * BOOT_N)], rs[int(0.95 * BOOT_N) - 1]
+
+
+def bound_text(lo, hi):
+    """A bootstrap interval as the tables show it: lower bound (...upper)."""
+    return "%s (...%s)" % (fmt(lo, "%.2f"), fmt(hi, "%.2f"))
+
+
 def short(kver):
     return kver.split("-")[0].split("+")[0]
 
 
-PERTURB_ORDER = ["none", "loaded", "m1", "m2", "m3", "m4", "m4eager", "tcpdump", "bpftrace", "lttng"]
+PERTURB_ORDER = ["none", "none2", "loaded", "m1", "m2", "m3", "m4", "m4eager", "tcpdump", "bpftrace",
+                 "lttng", "lttngctx"]
 PERTURB_DESC = {
     "none": "no monitoring (no MAGNET module loaded)",
+    "none2": "no monitoring, again (A/A control)",
     "loaded": "MAGNET loaded, probes off",
     "m1": "MAGNET, 1 event/packet (sock_send)",
     "m2": "MAGNET, 2 events (+ udp_send)",
@@ -106,7 +148,117 @@ PERTURB_DESC = {
     "tcpdump": "tcpdump -s 96 -w FILE on the sender's veth",
     "bpftrace": "bpftrace, same 4 hooks, printf to a file",
     "lttng": "LTTng 2.13 kernel tracing, 4 kprobe events, to a file",
+    "lttngctx": "LTTng 2.13, 4 kprobe events + 6 context fields (48 B), to a file",
 }
+AA_CONTROLS = ["none2", "loaded"]
+
+
+def goodputs(rs):
+    return [fnum(r["goodput_mbps"]) for r in rs]
+
+
+def perturb_ratios(kv, g):
+    """Per configuration: (median ratio to none, bootstrap 5th, 95th
+    percentile)."""
+    base = goodputs(g.get(("none",), []))
+    out = {}
+    for (c,), rs in g.items():
+        gp = goodputs(rs)
+        lo, hi = bootstrap(gp, base, "%s/%s" % (kv, c))
+        out[c] = (med(gp) / med(base) if base else float("nan"), lo, hi)
+    return out
+
+
+def aa_check(ratios):
+    """The A/A controls' verdict: (text, trustworthy)."""
+    parts, ok = [], True
+    for c in AA_CONTROLS:
+        if c in ratios:
+            r, lo, hi = ratios[c]
+            agree = abs(r - 1) <= AA_TOL
+            ok = ok and agree
+            parts.append("%s/none %.3f (bootstrap 5-95 %%: %s...%s)%s" % (
+                c, r, fmt(lo, "%.3f"), fmt(hi, "%.3f"), "" if agree else " **outside**"))
+    if not parts:
+        return "no A/A control in this run", False
+    return ", ".join(parts), ok
+
+
+def cpu_pct(r, name):
+    """COLUMN's nanoseconds as % of the run's seconds."""
+    return 100.0 * col(r, name) / 1e9 / col(r, "seconds")
+
+
+def consumer_pct(r):
+    """The consumer's CPU %: schedstat's, or the ticks' of older rows."""
+    x = cpu_pct(r, "consumer_ns")
+    return x if x == x else fnum(r["consumer_cpu"])
+
+
+def consumer_cells(c, rs, kw_base):
+    """Consumer CPU % (schedstat; ticks for older rows), kworkers' CPU %
+    above none's, and µs per event recorded of both together."""
+    if c.startswith("none") or c == "loaded":
+        return ["-", "%.1f" % med([cpu_pct(r, "kworker_ns") - kw_base for r in rs])
+                if kw_base == kw_base else "n/a", "-"]
+    sched = med([cpu_pct(r, "consumer_ns") for r in rs])
+    cons = "%.1f" % sched if sched == sched else \
+        "%.1f (ticks)" % med([fnum(r["consumer_cpu"]) for r in rs])
+    extra = [col(r, "kworker_ns") - kw_base / 100 * 1e9 * col(r, "seconds") for r in rs]
+    per_ev = [1e-3 * (col(r, "consumer_ns") + x) / col(r, "trace_events")
+              if col(r, "trace_events") else float("nan") for r, x in zip(rs, extra)]
+    return [cons, fmt(med([cpu_pct(r, "kworker_ns") - kw_base for r in rs]), "%.1f"),
+            fmt(med(per_ev), "%.2f")]
+
+
+def trace_cells(c, rs):
+    """Events recorded (tracer's count), per datagram sent (in the trace),
+    bytes per event, events lost % (tracer's count), lost in the trace."""
+    if c.startswith("none") or c == "loaded":
+        return ["-"] * 5
+    ev = [fnum(r["events"]) for r in rs]
+    lostpct = [lost_pct(c, e, fnum(r["events_lost"])) for e, r in zip(ev, rs)]
+    tev = [col(r, "trace_events") for r in rs]
+    per_dg = [t / col(r, "sent_packets") if col(r, "sent_packets") else float("nan")
+              for t, r in zip(tev, rs)]
+    per_ev = [col(r, "trace_bytes") / t if t else float("nan") for t, r in zip(tev, rs)]
+    if c == "lttng":    # no count of the trace's events
+        counted = "n/a (%.0f KiB of trace)" % med([fnum(r["file_kb"]) for r in rs])
+        lost = "%.0f discarded" % med([fnum(r["events_lost"]) for r in rs])
+    else:
+        counted, lost = fmt(med(ev), "%.0f"), fmt(med(lostpct), "%.2f")
+    return [counted, fmt(med(per_dg), "%.3f"), fmt(med(per_ev), "%.1f"), lost,
+            fmt(med([col(r, "trace_lost") for r in rs]), "%.0f")]
+
+
+def perturb_plot(kv, g, ratios, cfgs):
+    dat = []
+    for i, c in enumerate(cfgs):
+        r, lo, hi = ratios[c]
+        dat.append("%d %s %.4f %.4f %.4f %.2f" % (
+            i, c, r, lo if lo == lo else r, hi if hi == hi else r,
+            med([consumer_pct(x) for x in g[(c,)]])))
+    png = "bench-perturb-%s.png" % short(kv)
+    datf = os.path.join(IMG, png + ".dat")
+    with open(datf, "w") as f:
+        f.write("\n".join(dat) + "\n")
+    if gnuplot("""set terminal pngcairo size 900,420 font ",10"
+set output "%s"
+set title "Goodput relative to no monitoring (iperf3 UDP flood), %s, TCG VM"
+set style fill solid 0.6
+set boxwidth 0.6
+set yrange [0:*]
+set ylabel "goodput / baseline (median, bars: bootstrap 5-95 %%)"
+set y2label "consumer CPU %%"
+set y2tics
+set ytics nomirror
+set xtics rotate by -20
+plot "%s" using 1:3:xtic(2) with boxes title "goodput ratio", \\
+     "" using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 notitle, \\
+     "" using 1:6 axes x1y2 with points pt 7 ps 1.2 title "consumer CPU %%"
+""" % (os.path.join(IMG, png), kv, datf)):
+        return "\n![perturbation %s](img/%s)\n" % (kv, png)
+    return ""
 
 
 def perturb_section(kvers):
@@ -116,52 +268,35 @@ def perturb_section(kvers):
         if not rows:
             continue
         g = group(rows, "config")
-        base = med([fnum(r["goodput_mbps"]) for r in g.get(("none",), [])])
+        ratios = perturb_ratios(kv, g)
+        cfgs = [c for c in PERTURB_ORDER if (c,) in g]
+        kw_base = med([cpu_pct(r, "kworker_ns") for r in g.get(("none",), [])])
+        aa, ok = aa_check(ratios)
         md.append("\n#### %s\n" % kv)
-        md.append("| configuration | n | goodput Mb/s median (min...max) | vs. none | offered Mb/s | datagrams lost % | sender CPU % | receiver CPU % | consumer CPU % | events recorded | events lost % |")
-        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        dat = []
-        for i, c in enumerate([c for c in PERTURB_ORDER if (c,) in g]):
+        md.append("**A/A control** (must agree within ±%.0f %%): %s. %s\n" % (
+            100 * AA_TOL, aa, "The run agrees with itself." if ok else
+            "**This run is not trustworthy: the ratios below are within the noise of the machine.**"))
+        md.append("| configuration | n | goodput Mb/s median (min...max) | vs. none | lower bound: bootstrap 5th percentile (...95th) | offered Mb/s | datagrams lost % | receiver socket drops % of sent | backlog drops |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c in cfgs:
             rs = g[(c,)]
-            gp = [fnum(r["goodput_mbps"]) for r in rs]
-            ev = [fnum(r["events"]) for r in rs]
-            el = [fnum(r["events_lost"]) for r in rs]
-            lostpct = [lost_pct(c, e, l) for e, l in zip(ev, el)]
-            ratio = med(gp) / base if base and base == base else float("nan")
-            md.append("| %s | %d | %.1f (%s) | %.2f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |" % (
-                PERTURB_DESC.get(c, c), len(rs), med(gp), spread(gp, "%.1f"), ratio,
-                med([fnum(r["sent_mbps"]) for r in rs]),
-                med([fnum(r["loss_pct"]) for r in rs]),
-                med([fnum(r["sender_cpu"]) for r in rs]),
-                med([fnum(r["receiver_cpu"]) for r in rs]),
-                "-" if c in ("none", "loaded") else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
-                "-" if c in ("none", "loaded") else
-                ("n/a (%.0f KiB of trace)" % med([fnum(r["file_kb"]) for r in rs]) if c == "lttng" else "%.0f" % med(ev)),
-                "-" if c in ("none", "loaded") else
-                ("%.0f discarded" % med(el) if c == "lttng" else "%.2f" % med(lostpct))))
-            dat.append("%d %s %.4f %.4f %.4f %.2f" % (
-                i, c, ratio, min(gp) / base if base else 0, max(gp) / base if base else 0,
-                med([fnum(r["consumer_cpu"]) for r in rs])))
-        png = "bench-perturb-%s.png" % short(kv)
-        datf = os.path.join(IMG, png + ".dat")
-        with open(datf, "w") as f:
-            f.write("\n".join(dat) + "\n")
-        if gnuplot("""set terminal pngcairo size 900,420 font ",10"
-set output "%s"
-set title "Goodput relative to no monitoring (iperf3 UDP flood), %s, TCG VM"
-set style fill solid 0.6
-set boxwidth 0.6
-set yrange [0:*]
-set ylabel "goodput / baseline (median, bars: min..max)"
-set y2label "consumer CPU %%"
-set y2tics
-set ytics nomirror
-set xtics rotate by -20
-plot "%s" using 1:3:xtic(2) with boxes title "goodput ratio", \\
-     "" using 1:3:4:5 with yerrorbars lc rgb "black" pt 0 notitle, \\
-     "" using 1:6 axes x1y2 with points pt 7 ps 1.2 title "consumer CPU %%"
-""" % (os.path.join(IMG, png), kv, datf)):
-            md.append("\n![perturbation %s](img/%s)\n" % (kv, png))
+            gp = goodputs(rs)
+            r, lo, hi = ratios[c]
+            drops = [100.0 * col(x, "rcvbuf_drops") / col(x, "sent_packets") if col(x, "sent_packets")
+                     else float("nan") for x in rs]
+            md.append("| %s | %d | %.1f (%s) | %.2f | %s | %.1f | %.1f | %s | %s |" % (
+                PERTURB_DESC.get(c, c), len(rs), med(gp), spread(gp, "%.1f"), r, bound_text(lo, hi),
+                med([fnum(x["sent_mbps"]) for x in rs]), med([fnum(x["loss_pct"]) for x in rs]),
+                fmt(med(drops), "%.2f"), fmt(med([col(x, "backlog_drops") for x in rs]), "%.0f")))
+        md.append("\n| configuration | sender CPU % | receiver CPU % | consumer CPU % (schedstat) | kworkers CPU % above none | consumer + kworkers µs per event | events recorded | events per datagram sent (trace) | bytes per event (trace) | events lost % | lost events in the trace |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c in cfgs:
+            rs = g[(c,)]
+            md.append("| %s | %.1f | %.1f | %s |" % (
+                PERTURB_DESC.get(c, c), med([fnum(x["sender_cpu"]) for x in rs]),
+                med([fnum(x["receiver_cpu"]) for x in rs]),
+                " | ".join(consumer_cells(c, rs, kw_base) + trace_cells(c, rs))))
+        md.append(perturb_plot(kv, g, ratios, cfgs))
     return "\n".join(md)
 
 
@@ -424,8 +559,8 @@ def sampling_section(kvers):
         g = group(rows, "every")
         base = med([fnum(r["goodput_mbps"]) for r in g.get(("off",), [])])
         md.append("\n#### %s\n" % kv)
-        md.append("| sampling | n | goodput Mb/s median (min...max) | vs. probes off | sender CPU % | consumer CPU % | events offered | events recorded | events lost |")
-        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        md.append("| sampling | n | goodput Mb/s median (min...max) | vs. probes off | bootstrap 5th percentile (...95th) | sender CPU % | consumer CPU % | events offered | events recorded | events lost |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         dat = []
         for key in sorted(g, key=lambda k: -1 if k[0] == "off" else int(k[0])):
             rs = g[key]
@@ -434,8 +569,9 @@ def sampling_section(kvers):
             name = "MAGNET loaded, probes off" if key[0] == "off" else \
                 ("m4, every event" if key[0] == "1" else "m4, 1 in %s" % key[0])
             off = key[0] == "off"
-            md.append("| %s | %d | %.1f (%s) | %.2f | %.1f | %s | %s | %s | %s |" % (
+            md.append("| %s | %d | %.1f (%s) | %.2f | %s | %.1f | %s | %s | %s | %s |" % (
                 name, len(rs), med(gp), spread(gp, "%.1f"), ratio,
+                bound_text(*bootstrap(gp, goodputs(g.get(("off",), [])), "%s/sampling/%s" % (kv, key[0]))),
                 med([fnum(r["sender_cpu"]) for r in rs]),
                 "-" if off else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
                 "-" if off else "%.0f" % med([fnum(r["matched"]) if key[0] != "1" else fnum(r["produced"]) for r in rs]),
@@ -486,16 +622,18 @@ def filtering_section(kvers):
         tot = lambda r: fnum(r["flow1_mbps"]) + fnum(r["flow2_mbps"])
         base = med([tot(r) for r in g.get(("none",), [])])
         md.append("\n#### %s\n" % kv)
-        md.append("| configuration | n | flow 1 Mb/s | flow 2 Mb/s | total Mb/s (min...max) | total vs. none | consumer CPU % | events or packets seen | recorded | lost |")
-        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        md.append("| configuration | n | flow 1 Mb/s | flow 2 Mb/s | total Mb/s (min...max) | total vs. none | bootstrap 5th percentile (...95th) | consumer CPU % | events or packets seen | recorded | lost |")
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for c in [c for c in FILT_ORDER if (c,) in g]:
             rs = g[(c,)]
             t = [tot(r) for r in rs]
             none = c == "none"
-            md.append("| %s | %d | %.1f | %.1f | %.1f (%s) | %.2f | %s | %s | %s | %s |" % (
+            md.append("| %s | %d | %.1f | %.1f | %.1f (%s) | %.2f | %s | %s | %s | %s | %s |" % (
                 FILT_DESC.get(c, c), len(rs), med([fnum(r["flow1_mbps"]) for r in rs]),
                 med([fnum(r["flow2_mbps"]) for r in rs]), med(t), spread(t, "%.1f"),
                 med(t) / base if base and base == base else float("nan"),
+                bound_text(*bootstrap(t, [tot(r) for r in g.get(("none",), [])],
+                                      "%s/filtering/%s" % (kv, c))),
                 "-" if none else "%.1f" % med([fnum(r["consumer_cpu"]) for r in rs]),
                 "-" if none else "%.0f" % med([fnum(r["produced"]) for r in rs]),
                 "-" if none else "%.0f" % med([fnum(r["written"]) for r in rs]),
@@ -554,25 +692,41 @@ def env_section(kvers):
     return "\n".join(md)
 
 
+def perturb_findings(kv, pr):
+    """The summary's lines on the perturbation part."""
+    lines = []
+    base = med(goodputs(pr[("none",)]))
+    ratios = perturb_ratios(kv, pr)
+    aa, ok = aa_check(ratios)
+    lines.append("A/A control: %s: %s" % (aa, "within ±%.0f %%" % (100 * AA_TOL) if ok else
+                                          "**not trustworthy**"))
+    parts = []
+    for c in ["loaded", "m1", "m4", "m4eager", "tcpdump", "bpftrace", "lttng", "lttngctx"]:
+        if c in ratios:
+            r, lo, _ = ratios[c]
+            parts.append("%s %.2f%s" % (c, r, "" if lo != lo else " (≥ %.2f)" % lo))
+    lines.append("goodput relative to no monitoring (baseline %.0f Mb/s; in parentheses the bootstrap 5th percentile): %s" % (
+        base, ", ".join(parts)))
+    kw_base = med([cpu_pct(r, "kworker_ns") for r in pr[("none",)]])
+    parts = []
+    for c in ["m4", "m4eager", "tcpdump", "bpftrace", "lttng", "lttngctx"]:
+        if (c,) in pr:
+            cons, kw, per_ev = consumer_cells(c, pr[(c,)], kw_base)
+            cons = cons.replace(" (ticks)", " % (ticks)") if "ticks" in cons else cons + " %"
+            parts.append("%s %s%s" % (c, cons, "" if per_ev == "n/a" else
+                                         " + kworkers %s %%, %s µs per event" % (kw, per_ev)))
+    if parts:
+        lines.append("CPU of the consumer process (magnetctl record / tcpdump / bpftrace / lttng-consumerd): " + ", ".join(parts))
+    return lines
+
+
 def findings(kvers):
     md = []
     for kv in kvers:
         lines = []
         pr = group(read_csv(kv, "perturb.csv"), "config")
         if ("none",) in pr:
-            base = med([fnum(r["goodput_mbps"]) for r in pr[("none",)]])
-            parts = []
-            for c in ["loaded", "m1", "m4", "m4eager", "tcpdump", "bpftrace", "lttng"]:
-                if (c,) in pr:
-                    rs = pr[(c,)]
-                    parts.append("%s %.2f" % (c, med([fnum(r["goodput_mbps"]) for r in rs]) / base))
-            lines.append("goodput relative to no monitoring (baseline %.0f Mb/s): %s" % (base, ", ".join(parts)))
-            parts = []
-            for c in ["m4", "m4eager", "tcpdump", "bpftrace", "lttng"]:
-                if (c,) in pr:
-                    parts.append("%s %.1f %%" % (c, med([fnum(r["consumer_cpu"]) for r in pr[(c,)]])))
-            if parts:
-                lines.append("CPU of the consumer process (magnetctl record / tcpdump / bpftrace / lttng-consumerd): " + ", ".join(parts))
+            lines += perturb_findings(kv, pr)
         fr = group(read_csv(kv, "fixedrate.csv"), "config")
         if ("none",) in fr:
             def cpu_us(rs):
@@ -616,6 +770,13 @@ def findings(kvers):
 
 
 def main():
+    global RES, IMG, DOC
+    ap = argparse.ArgumentParser(description="bench/results/*/ -> docs/benchmarks.md")
+    ap.add_argument("--results", default=RES, help="results directory, one folder per kernel")
+    ap.add_argument("--doc", default=DOC, help="the document to write; plots into img/ beside it")
+    a = ap.parse_args()
+    RES, DOC = a.results, a.doc
+    IMG = os.path.join(os.path.dirname(os.path.abspath(DOC)), "img")
     os.makedirs(IMG, exist_ok=True)
     kvers = sorted(d for d in os.listdir(RES) if os.path.isdir(os.path.join(RES, d))) \
         if os.path.isdir(RES) else []

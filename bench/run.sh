@@ -10,20 +10,26 @@
 # bench/results/KVER/; then bench/report.py turns every
 # bench/results/*/ into docs/benchmarks.md and docs/img/bench-*.png.
 #
-# --quick (default): one run of each configuration, short runs, about 6
-# minutes for one kernel on an idle host (more than 15 on a busy one).  --full: >= 5 repetitions of
-# every configuration (3 of the lossless search), about an hour per kernel.  --lttng: also build lttng-modules (bench/lttng-build.sh,
-# 10-20 minutes per kernel, needs network for the clone) and add LTTng to
-# the perturbation experiment; a previous build in build/bench/lttng/KVER
-# is used without the flag.  KVER defaults to 6.12.95+deb12-amd64 if installed, else the
-# newest kernel of scripts/kernels.sh; "all" runs every kernel there.
+# --quick (default): one run of each configuration (three, interleaved, in
+# the perturbation part), short runs, about 8 minutes for one kernel on an
+# idle host (more than 15 on a busy one).  --full: >= 5 repetitions of
+# every configuration (12 of the perturbation part, 3 of the lossless
+# search), about 80 minutes per kernel.  --lttng: also build lttng-modules
+# (bench/lttng-build.sh, 10-20 minutes per kernel: a clone of stable-2.13,
+# or without network Debian's lttng-modules-dkms source, which builds for
+# 6.1 but not 6.12) and add LTTng to the perturbation experiment; a
+# previous build in build/bench/lttng/KVER is used without the flag.
+# KVER defaults to 6.12.95+deb12-amd64 if installed, else the newest
+# kernel of scripts/kernels.sh; "all" runs every kernel there.
 #
 # These are measurements, never tests: nothing here passes or fails on a
 # number.  MAGNET_BENCH_PARTS="micro perturb drain loss" runs a subset
 # (parts: see bench/guest.sh): its CSV files and raw outputs replace those
 # of the same parts in bench/results/KVER/, the other parts' results stay,
 # and its log and VM description go to output-PARTS.log and
-# env-PARTS.txt.
+# env-PARTS.txt.  MAGNET_BENCH_RESULTS=DIR puts the results in DIR/KVER/
+# instead and the report in DIR/benchmarks.md (and DIR/img/): a trial run
+# that leaves bench/results/ and docs/ alone.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -35,7 +41,7 @@ for a; do
 	--quick) mode=quick ;;
 	--full) mode=full ;;
 	--lttng) lttng=1 ;;
-	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	-*) echo "usage: $0 [--quick|--full] [--lttng] [KVER|all]" >&2; exit 2 ;;
 	*) kver=$a ;;
 	esac
@@ -61,7 +67,15 @@ cmake --build build/bench -j2 --target magnetctl stream_drain >/dev/null
 export MAGNETCTL=$top/build/bench/magnetctl/magnetctl
 export MAGNET_TOOLS=$top/build/bench/tests/tools
 export MAGNET_BENCH_MODE=$mode
-[ "$mode" = full ] && limit=5400 || limit=1800
+[ "$mode" = full ] && limit=7200 || limit=1800
+results=${MAGNET_BENCH_RESULTS:-$top/bench/results}
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+if [ "$results" = "$top/bench/results" ]; then
+	doc=$top/docs/benchmarks.md
+else
+	doc=$results/benchmarks.md
+fi
 
 rc=0
 for k in $kvers; do
@@ -79,7 +93,7 @@ for k in $kvers; do
 	else
 		unset MAGNET_LTTNG_MODDIR
 	fi
-	res=$top/bench/results/$k
+	res=$results/$k
 	if [ -n "${MAGNET_BENCH_PARTS:-}" ]; then
 		# a subset: run aside, then merge into the kernel's results
 		out=$top/build/bench/parts/$k
@@ -105,6 +119,6 @@ for k in $kvers; do
 		done
 	fi
 done
-python3 bench/report.py
-echo "bench: docs/benchmarks.md written"
+python3 bench/report.py --results "$results" --doc "$doc"
+echo "bench: $doc written"
 exit $rc
