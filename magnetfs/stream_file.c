@@ -54,6 +54,7 @@
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
+#include <linux/capability.h>
 #include <linux/vmalloc.h>
 #include "../kmod/internal.h"
 #include "../kmod/compat.h"
@@ -971,6 +972,13 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 			return -EFAULT;
 		return 0;
 	}
+	/*
+	 * What reads or costs every CPU an IPI needs a file open for
+	 * reading: an app-write stream is writable by everyone.
+	 */
+	if ((cmd == MAGNET_IOC_FLUSH || cmd == MAGNET_IOC_GET_SPAN ||
+	     cmd == MAGNET_IOC_PUT_SPAN) && !(f->f_mode & FMODE_READ))
+		return -EBADF;
 	switch (cmd) {
 	case MAGNET_IOC_FLUSH:
 		/*
@@ -1027,12 +1035,21 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	return 0;
 }
 
-/* Application events (stream_write.c); the VFS checked write permission. */
+/*
+ * Application events (stream_write.c); the VFS checked write permission.
+ * A stream not opened to application writes (app-write) takes them only
+ * from an opener with CAP_NET_ADMIN: the mount's mode= may make its file
+ * group-writable, which grants reading, not writing into the trace.
+ */
 static ssize_t magnetfs_write(struct file *f, const char __user *ubuf,
 			      size_t len, loff_t *ppos)
 {
-	return magnetfs_stream_write(((struct magnet_reader *)f->private_data)->s,
-				     ubuf, len);
+	struct magnet_stream *s = ((struct magnet_reader *)f->private_data)->s;
+
+	if (!READ_ONCE(s->app_write) &&
+	    !file_ns_capable(f, &init_user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	return magnetfs_stream_write(s, ubuf, len);
 }
 
 const struct file_operations magnetfs_stream_fops = {

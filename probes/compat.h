@@ -83,6 +83,34 @@
 
 #endif /* MAGNET_HAVE_SOCK_LENGTH_TP */
 
+/*
+ * Function-entry hooks (MNET_ENTRY): an ftrace callback where ftrace
+ * saves the argument registers for every callback
+ * (CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS, x86-64 since 5.11), else a
+ * kprobe.  The registers are in a pt_regs inside struct ftrace_regs: 6.1
+ * has the field, 6.12 the arch_ftrace_regs() accessor
+ * (linux/ftrace_regs.h); only the argument registers (and ip, sp) are
+ * valid without FTRACE_OPS_FL_SAVE_REGS, which is all mnet_arg() reads.
+ */
+#include <linux/ftrace.h>
+#if defined(CONFIG_DYNAMIC_FTRACE) && defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS)
+#define MNET_HAVE_FTRACE_ENTRY	1
+#define MNET_ENTRY_KIND		MNET_KIND_FTRACE
+#define MNET_ENTRY_PREFIX	"ftrace:"
+
+static __always_inline struct pt_regs *mnet_fregs_args(struct ftrace_regs *fregs)
+{
+#ifdef arch_ftrace_regs
+	return &arch_ftrace_regs(fregs)->regs;
+#else
+	return &fregs->regs;
+#endif
+}
+#else
+#define MNET_ENTRY_KIND		MNET_KIND_KPROBE
+#define MNET_ENTRY_PREFIX	"kprobe:"
+#endif
+
 /* Argument @n (0-based) of the probed function, at its entry. */
 static __always_inline unsigned long mnet_arg(struct pt_regs *regs,
 					      unsigned int n)

@@ -2,8 +2,9 @@
 /*
  * MAGNET network probes: the point table entry and the hook handlers.
  *
- * Every instrumentation point owns one hook (a kprobe, a kretprobe or a
- * tracepoint probe), attached by ops->enable and detached by
+ * Every instrumentation point owns one hook (a tracepoint probe, an
+ * ftrace callback at a function's entry, a kprobe where ftrace cannot
+ * pass arguments, or a kretprobe), attached by ops->enable and detached by
  * ops->disable, so a disabled point costs nothing and enabling one point
  * never slows down another.
  */
@@ -11,20 +12,26 @@
 #define _MAGNET_PROBES_MNET_H
 
 #include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/tracepoint.h>
 #include <magnet/magnet.h>
 
 enum mnet_kind {
+	MNET_KIND_FTRACE,
 	MNET_KIND_KPROBE,
 	MNET_KIND_KRETPROBE,
 	MNET_KIND_TRACEPOINT,
 };
 
+struct mnet_hook;
+/* A function-entry handler: the function's arguments are in @regs. */
+typedef void (*mnet_entry_fn)(struct mnet_hook *h, struct pt_regs *regs);
+
 struct mnet_hook {
 	struct magnet_point_desc desc;
 	enum mnet_kind kind;
 	const char *target;		/* function or tracepoint name */
-	kprobe_pre_handler_t kp_handler;
+	mnet_entry_fn entry;		/* ftrace and kprobe kinds */
 	kretprobe_handler_t krp_entry;
 	kretprobe_handler_t krp_handler;
 	size_t krp_data_size;
@@ -34,6 +41,7 @@ struct mnet_hook {
 	struct tracepoint *tp;
 	unsigned long missed;		/* kprobe/kretprobe misses so far */
 	union {
+		struct ftrace_ops fops;
 		struct kprobe kp;
 		struct kretprobe krp;
 	};
@@ -57,12 +65,18 @@ extern const struct magnet_point_ops mnet_ops;
 		.ops = &mnet_ops,					\
 	}
 
-#define MNET_KPROBE(_name, _layer, _sym, _fn)				\
+/*
+ * A function's entry: an ftrace callback (the cheapest hook there is, no
+ * trap, no kprobe bookkeeping, only the argument registers saved) where
+ * ftrace passes the arguments (x86-64 since 5.11, both supported kernels),
+ * else a kprobe (compat.h, MNET_ENTRY_KIND).
+ */
+#define MNET_ENTRY(_name, _layer, _sym, _fn)				\
 	{								\
-		MNET_DESC(_name, _layer, "kprobe:" _sym),		\
-		.kind = MNET_KIND_KPROBE,				\
+		MNET_DESC(_name, _layer, MNET_ENTRY_PREFIX _sym),	\
+		.kind = MNET_ENTRY_KIND,				\
 		.target = _sym,						\
-		.kp_handler = _fn,					\
+		.entry = _fn,						\
 	}
 
 #define MNET_KRETPROBE(_name, _layer, _sym, _entry, _ret, _size)	\
@@ -89,7 +103,7 @@ struct net_device;
 
 /*
  * Hook handlers (net_hooks.c).  They run with preemption disabled
- * (kprobes) or inside the tracepoint's RCU-sched read side: they never
+ * (ftrace, kprobes) or inside the tracepoint's RCU-sched read side: they never
  * sleep, allocate or take locks.  All variants are built on every kernel
  * so that each is compile-tested; compat.h picks the ones to attach.
  */
@@ -98,12 +112,12 @@ void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags);
 int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
 int mnet_sock_send_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
 int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
-int mnet_tcp_send_kp(struct kprobe *kp, struct pt_regs *regs);
-int mnet_udp_send_kp(struct kprobe *kp, struct pt_regs *regs);
-int mnet_tcp_recv_kp(struct kprobe *kp, struct pt_regs *regs);
-int mnet_udp_recv_kp(struct kprobe *kp, struct pt_regs *regs);
-int mnet_ip_send_kp(struct kprobe *kp, struct pt_regs *regs);
-int mnet_ip_recv_kp(struct kprobe *kp, struct pt_regs *regs);
+void mnet_tcp_send_entry(struct mnet_hook *h, struct pt_regs *regs);
+void mnet_udp_send_entry(struct mnet_hook *h, struct pt_regs *regs);
+void mnet_tcp_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
+void mnet_udp_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
+void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs);
+void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
 void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
 		      const struct net_device *dev);
 void mnet_dev_recv_tp(void *data, struct sk_buff *skb);

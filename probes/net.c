@@ -12,6 +12,7 @@
 #include <linux/err.h>
 #include <linux/string.h>
 #include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/tracepoint.h>
 #include <linux/cpumask.h>
 #include <linux/minmax.h>
@@ -19,14 +20,72 @@
 #include "mnet.h"
 #include "compat.h"
 
+/* --- ftrace: a function's entry ----------------------------------- */
+
+#ifdef MNET_HAVE_FTRACE_ENTRY
+/*
+ * ftrace calls this at the entry of the hooked function, with recursion
+ * protection and preemption disabled (no FTRACE_OPS_FL_RECURSION), and
+ * with the argument registers saved (DYNAMIC_FTRACE_WITH_ARGS).
+ */
+static void notrace mnet_ftrace_call(unsigned long ip, unsigned long pip,
+				     struct ftrace_ops *op,
+				     struct ftrace_regs *fregs)
+{
+	struct mnet_hook *h = container_of(op, struct mnet_hook, fops);
+
+	h->entry(h, mnet_fregs_args(fregs));
+}
+
+static int mnet_ftrace_attach(struct mnet_hook *h)
+{
+	int ret;
+
+	memset(&h->fops, 0, sizeof(h->fops));
+	h->fops.func = mnet_ftrace_call;
+	/* -EINVAL when no traceable function has that name */
+	ret = ftrace_set_filter(&h->fops, (unsigned char *)h->target,
+				strlen(h->target), 1);
+	if (!ret)
+		ret = register_ftrace_function(&h->fops);
+	if (ret)
+		ftrace_free_filter(&h->fops);
+	return ret;
+}
+
+static void mnet_ftrace_detach(struct mnet_hook *h)
+{
+	/* waits until no callback runs (the ops is a module's: dynamic) */
+	unregister_ftrace_function(&h->fops);
+	ftrace_free_filter(&h->fops);
+}
+#else
+static int mnet_ftrace_attach(struct mnet_hook *h)
+{
+	return -EOPNOTSUPP;
+}
+
+static void mnet_ftrace_detach(struct mnet_hook *h)
+{
+}
+#endif
+
 /* --- kprobe / kretprobe ------------------------------------------- */
+
+static int mnet_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct mnet_hook *h = container_of(kp, struct mnet_hook, kp);
+
+	h->entry(h, regs);
+	return 0;
+}
 
 /* A kprobe cannot be registered twice as is: start from a clean one. */
 static int mnet_kprobe_attach(struct mnet_hook *h)
 {
 	memset(&h->kp, 0, sizeof(h->kp));
 	h->kp.symbol_name = h->target;
-	h->kp.pre_handler = h->kp_handler;
+	h->kp.pre_handler = mnet_kprobe_pre;
 	return register_kprobe(&h->kp);
 }
 
@@ -101,6 +160,9 @@ static int mnet_enable(struct magnet_point *pt)
 
 	h->pt = pt;
 	switch (h->kind) {
+	case MNET_KIND_FTRACE:
+		ret = mnet_ftrace_attach(h);
+		break;
 	case MNET_KIND_KPROBE:
 		ret = mnet_kprobe_attach(h);
 		break;
@@ -126,6 +188,9 @@ static void mnet_disable(struct magnet_point *pt)
 	unsigned long missed = h->missed;
 
 	switch (h->kind) {
+	case MNET_KIND_FTRACE:
+		mnet_ftrace_detach(h);
+		break;
 	case MNET_KIND_KPROBE:
 		mnet_kprobe_detach(h);
 		break;
@@ -150,13 +215,14 @@ const struct magnet_point_ops mnet_ops = {
 static struct mnet_hook mnet_hooks[] = {
 	MNET_SOCK_SEND_HOOK,
 	MNET_SOCK_RECV_HOOK,
-	MNET_KPROBE("tcp_send", TRANSPORT, "tcp_sendmsg", mnet_tcp_send_kp),
-	MNET_KPROBE("udp_send", TRANSPORT, "udp_sendmsg", mnet_udp_send_kp),
-	MNET_KPROBE("tcp_recv", TRANSPORT, "tcp_v4_do_rcv", mnet_tcp_recv_kp),
-	MNET_KPROBE("udp_recv", TRANSPORT, "__udp_enqueue_schedule_skb",
-		    mnet_udp_recv_kp),
-	MNET_KPROBE("ip_send", NETWORK, "ip_output", mnet_ip_send_kp),
-	MNET_KPROBE("ip_recv", NETWORK, "ip_rcv", mnet_ip_recv_kp),
+	MNET_ENTRY("tcp_send", TRANSPORT, "tcp_sendmsg", mnet_tcp_send_entry),
+	MNET_ENTRY("udp_send", TRANSPORT, "udp_sendmsg", mnet_udp_send_entry),
+	MNET_ENTRY("tcp_recv", TRANSPORT, "tcp_v4_do_rcv",
+		   mnet_tcp_recv_entry),
+	MNET_ENTRY("udp_recv", TRANSPORT, "__udp_enqueue_schedule_skb",
+		   mnet_udp_recv_entry),
+	MNET_ENTRY("ip_send", NETWORK, "ip_output", mnet_ip_send_entry),
+	MNET_ENTRY("ip_recv", NETWORK, "ip_rcv", mnet_ip_recv_entry),
 	MNET_TRACEPOINT("dev_send", DEVICE, "net", "net_dev_start_xmit",
 			mnet_dev_send_tp),
 	MNET_TRACEPOINT("dev_recv", DEVICE, "net", "netif_receive_skb",

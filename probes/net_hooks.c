@@ -4,8 +4,9 @@
  *
  * Each handler reads a few fields of its arguments, fills a
  * struct magnet_net_payload and calls magnet_add().  They run with
- * preemption disabled (kprobes) or in the RCU-sched read side of the
- * tracepoint, never sleep, never allocate and do bounded work.
+ * preemption disabled (ftrace callbacks, kprobes) or in the RCU-sched
+ * read side of the tracepoint, never sleep, never allocate and do
+ * bounded work.
  *
  * The abstract ID is the socket's inode number, what fstat() shows user
  * space for the socket fd, never a pointer.  sk->sk_socket is cleared by
@@ -58,11 +59,6 @@ static __always_inline void mnet_emit_skb(struct mnet_hook *h, u64 id,
 		p.gso_segs = si->gso_segs;
 	}
 	magnet_add(READ_ONCE(h->pt), id, &p, sizeof(p));
-}
-
-static __always_inline struct mnet_hook *mnet_kp_hook(struct kprobe *kp)
-{
-	return container_of(kp, struct mnet_hook, kp);
 }
 
 static __always_inline u32 mnet_len(size_t len)
@@ -134,18 +130,18 @@ int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* --- transport layer ---------------------------------------------- */
 
 /* tcp_sendmsg / udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t) */
-static __always_inline void mnet_l4_send(struct kprobe *kp,
+static __always_inline void mnet_l4_send(struct mnet_hook *h,
 					 struct pt_regs *regs, u16 proto)
 {
 	struct sock *sk = (struct sock *)mnet_arg(regs, 0);
 	size_t len = mnet_arg(regs, 2);
 
-	mnet_emit(mnet_kp_hook(kp), magnet_sock_id(sk), mnet_len(len), 0, proto,
+	mnet_emit(h, magnet_sock_id(sk), mnet_len(len), 0, proto,
 		  MAGNET_NET_F_TX);
 }
 
 /* tcp_v4_do_rcv / __udp_enqueue_schedule_skb(struct sock *, skb) */
-static __always_inline void mnet_l4_recv(struct kprobe *kp,
+static __always_inline void mnet_l4_recv(struct mnet_hook *h,
 					 struct pt_regs *regs, u16 proto)
 {
 	struct sock *sk = (struct sock *)mnet_arg(regs, 0);
@@ -153,65 +149,59 @@ static __always_inline void mnet_l4_recv(struct kprobe *kp,
 
 	if (!skb)
 		return;
-	mnet_emit_skb(mnet_kp_hook(kp), magnet_sock_id(sk), skb, skb->skb_iif,
-		      proto, MAGNET_NET_F_RX);
+	mnet_emit_skb(h, magnet_sock_id(sk), skb, skb->skb_iif, proto,
+		      MAGNET_NET_F_RX);
 }
 
-int mnet_tcp_send_kp(struct kprobe *kp, struct pt_regs *regs)
+void mnet_tcp_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
-	mnet_l4_send(kp, regs, IPPROTO_TCP);
-	return 0;
+	mnet_l4_send(h, regs, IPPROTO_TCP);
 }
 
-int mnet_udp_send_kp(struct kprobe *kp, struct pt_regs *regs)
+void mnet_udp_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
-	mnet_l4_send(kp, regs, IPPROTO_UDP);
-	return 0;
+	mnet_l4_send(h, regs, IPPROTO_UDP);
 }
 
-int mnet_tcp_recv_kp(struct kprobe *kp, struct pt_regs *regs)
+void mnet_tcp_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
-	mnet_l4_recv(kp, regs, IPPROTO_TCP);
-	return 0;
+	mnet_l4_recv(h, regs, IPPROTO_TCP);
 }
 
-int mnet_udp_recv_kp(struct kprobe *kp, struct pt_regs *regs)
+void mnet_udp_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
-	mnet_l4_recv(kp, regs, IPPROTO_UDP);
-	return 0;
+	mnet_l4_recv(h, regs, IPPROTO_UDP);
 }
 
 /* --- network layer ------------------------------------------------ */
 
 /* ip_output(struct net *net, struct sock *sk, struct sk_buff *skb) */
-int mnet_ip_send_kp(struct kprobe *kp, struct pt_regs *regs)
+void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	struct sk_buff *skb = (struct sk_buff *)mnet_arg(regs, 2);
 	struct net_device *dev;
 	u32 ifindex;
 
 	if (!skb)
-		return 0;
+		return;
 	rcu_read_lock();
 	dev = mnet_skb_dst_dev(skb) ?: skb->dev;
 	ifindex = dev ? READ_ONCE(dev->ifindex) : 0;
 	rcu_read_unlock();
-	mnet_emit_skb(mnet_kp_hook(kp), magnet_sock_id(skb->sk), skb, ifindex,
-		      ETH_P_IP, MAGNET_NET_F_TX);
-	return 0;
+	mnet_emit_skb(h, magnet_sock_id(skb->sk), skb, ifindex, ETH_P_IP,
+		      MAGNET_NET_F_TX);
 }
 
 /* ip_rcv(struct sk_buff *skb, struct net_device *dev, ...) */
-int mnet_ip_recv_kp(struct kprobe *kp, struct pt_regs *regs)
+void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	struct sk_buff *skb = (struct sk_buff *)mnet_arg(regs, 0);
 	struct net_device *dev = (struct net_device *)mnet_arg(regs, 1);
 
 	if (!skb)
-		return 0;
-	mnet_emit_skb(mnet_kp_hook(kp), 0, skb, dev ? dev->ifindex : 0,
-		      ETH_P_IP, MAGNET_NET_F_RX);
-	return 0;
+		return;
+	mnet_emit_skb(h, 0, skb, dev ? dev->ifindex : 0, ETH_P_IP,
+		      MAGNET_NET_F_RX);
 }
 
 /* --- device layer ------------------------------------------------- */

@@ -117,6 +117,33 @@ check "stream create closed (default: root only)" magnetctl stream create closed
 check "stream create open with app-write" magnetctl stream create open app-write
 check_eq "modes: closed 400, open 622, root dir searchable" "400 622 511" \
 	"$(stat -c %a $M/closed) $(stat -c %a $M/open) $(stat -c %a $M)"
+# what an app-write file grants: writing application events, nothing else
+cat >"$BIN/wronly.py" <<'PY'
+import errno, fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+for name, req in (("flush", (0xB7 << 8) | 0x02), ("put_span", (0xB7 << 8) | 0x17)):
+    try:
+        fcntl.ioctl(fd, req)
+        print(name + "=allowed")
+    except OSError as e:
+        print(name + "=" + errno.errorcode[e.errno])
+PY
+chmod 644 "$BIN/wronly.py"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups python3 "$BIN/wronly.py" "$MFS/open" 2>&1)
+check_eq "a write-only opener may not flush (an IPI per CPU) or take spans" \
+	"flush=EBADF put_span=EBADF" "$(echo $out)"
+# root without CAP_NET_ADMIN: the file is writable (CAP_DAC_OVERRIDE), the
+# stream is not open to application writes
+out=$(setpriv --bounding-set -net_admin python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, bytes(80))
+    print("written")
+except OSError as e:
+    print(e.strerror)' "$MFS/closed" 2>&1)
+check_eq "application events into a stream without app-write need CAP_NET_ADMIN" \
+	"Operation not permitted" "$out"
 check_eq "stream show reports app-write" "yes" \
 	"$(magnetctl stream show open | sed -n 's/^app-write: *//p')"
 tcp_sink_start sink2 5001 || bail_out "tcp_sink did not start"
@@ -224,8 +251,10 @@ check_eq "the trace holds the written records and LOST records for the rest" "$w
 # ---- 4. deletion and unloading while the application runs -----------------
 check "stream create gone" magnetctl stream create gone
 tcp_sink_start sink4 5001 || bail_out "tcp_sink did not start"
+# 900 writes, 20 ms apart: 18 s, so that the deletion surely falls inside
+# the run even when each look at the stream takes a second (TCG, loaded)
 bg app4 in_a env MAGNET_STREAM=$MFS/gone LD_PRELOAD="$PRELOAD" MAGNET_FLUSH_MS=10 \
-	"$BIN/tcp_sender" -i 20 "$IP_B" 5001 300
+	"$BIN/tcp_sender" -i 20 "$IP_B" 5001 900
 # delete only once the application's records arrive (start-up under TCG
 # on a loaded host can take longer than its whole run otherwise)
 for i in $(seq 1 100); do
