@@ -27,6 +27,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/security.h>
 #include <linux/ptrace.h>
 #include <linux/slab.h>
 #include <linux/siphash.h>
@@ -282,6 +283,13 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info)
 	err = mkp_parse(info, tb);
 	if (err)
 		return err;
+	/* as perf and the tracefs kprobe_events do under lockdown */
+	err = security_locked_down(LOCKDOWN_KPROBES);
+	if (err) {
+		NL_SET_ERR_MSG(info->extack,
+			       "the kernel is locked down (lockdown=confidentiality): run-time kprobes are refused");
+		return err;
+	}
 	if (!tb[MAGNET_KPROBE_A_NAME] || !tb[MAGNET_KPROBE_A_SYMBOL]) {
 		NL_SET_ERR_MSG(info->extack,
 			       "a run-time kprobe needs a name and a symbol");

@@ -124,12 +124,21 @@ static int reply_obj(struct genl_info *info, u8 cmd, put_fn put, void *obj)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * The family is registered: module exit unregisters it first (no request
+ * is running after that), then tears down the run-time kprobes, whose
+ * points would announce their removal on a family that is gone (its
+ * group offset may already belong to another family).
+ */
+static bool magnet_genl_live;
+
 void magnet_genl_notify_point(struct magnet_point *pt, bool added)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&magnet_genl_family, &init_net,
+	if (!READ_ONCE(magnet_genl_live) ||
+	    !genl_has_listeners(&magnet_genl_family, &init_net,
 				MAGNET_MCGRP_PROBES_ID))
 		return;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -691,10 +700,15 @@ static struct genl_family magnet_genl_family __ro_after_init = {
 
 int magnet_genl_init(void)
 {
-	return genl_register_family(&magnet_genl_family);
+	int err = genl_register_family(&magnet_genl_family);
+
+	if (!err)
+		WRITE_ONCE(magnet_genl_live, true);
+	return err;
 }
 
 void magnet_genl_exit(void)
 {
+	WRITE_ONCE(magnet_genl_live, false);
 	genl_unregister_family(&magnet_genl_family);
 }

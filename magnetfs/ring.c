@@ -231,7 +231,9 @@ ssize_t magnet_ring_read_lost_tail(struct magnet_ring *r, char __user *ubuf,
 	struct magnet_lost *l = (void *)rec + MAGNET_REC_HDR_SIZE;
 
 	magnet_ring_sync_nmi(r);
-	if (!r->lost_pending || READ_ONCE(r->bytes) != r->bytes_read)
+	/* everything else was taken: read, or overwritten (flight recorder) */
+	if (!r->lost_pending ||
+	    READ_ONCE(r->bytes) != r->bytes_read + r->overwritten_bytes)
 		return 0;
 	if (len < LOST_REC_SIZE) {
 		*need = LOST_REC_SIZE;
