@@ -21,49 +21,20 @@
 #include "internal.h"
 
 /*
- * Write one record into this CPU's ring of @s; false when dropped.
- * Interrupts are off (the caller's one irq-off section).  @who, when set,
- * is the pid and tgid the record names instead of the current task's
- * (core records written by magnetk about some other task).
+ * Write one record into @s (ring/rings.c: the one writer of every buffer
+ * mode); false when dropped.  Interrupts are off (the caller's one
+ * irq-off section).  @who, when set, is the pid and tgid the record names
+ * instead of the current task's (core records written by magnetk about
+ * some other task).
  */
-static notrace bool __magnet_write(struct magnet_stream *s, u16 event,
-				   u64 abstract_id, const void *payload,
-				   u16 len, u64 now, const u32 *who)
+static __always_inline bool __magnet_write(struct magnet_stream *s, u16 event,
+					   u64 abstract_id,
+					   const void *payload, u16 len,
+					   u64 now, const u32 *who)
 {
-	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
-	struct magnet_ring *r;
-	void *rec;
-
-	/* a global ring or a flight recorder (kmod/stream.c) */
-	if (unlikely(s->mode))
-		return magnet_write_mode(s, event, abstract_id, payload, len,
-					 now, who);
-	r = this_cpu_ptr(s->rings);
-	if (unlikely(in_nmi())) {
-		local64_inc(&r->nmi_lost);
-		return false;
-	}
-	magnet_ring_sync_nmi(r);
-	r->produced++;
-	rec = unlikely(len > MAGNET_PAYLOAD_MAX) ? NULL :
-		magnet_ring_reserve(r, size, now);
-	if (unlikely(!rec)) {
-		magnet_ring_drop(r);
-		return false;
-	}
-	magnet_rec_fill_hdr(rec, size, event, abstract_id, now);
-	if (who) {
-		((struct magnet_rec_hdr *)rec)->pid = who[0];
-		((struct magnet_rec_hdr *)rec)->tgid = who[1];
-	}
-	memcpy(rec + MAGNET_REC_HDR_SIZE, payload, len);
-	memset(rec + MAGNET_REC_HDR_SIZE + len, 0,
-	       size - MAGNET_REC_HDR_SIZE - len);
-	magnet_ring_commit(r, size);
-	r->written++;
-	return true;
+	return magnet_rings_write(&s->rings, event, abstract_id, payload, len,
+				  now, who);
 }
-NOKPROBE_SYMBOL(__magnet_write);
 
 /*
  * Write one event of @pt into this CPU's ring of @s, interrupts off.
@@ -137,24 +108,13 @@ NOKPROBE_SYMBOL(__magnet_add);
 notrace void magnet_add_lost(struct magnet_point *pt, u64 n)
 {
 	struct magnet_stream *s;
-	struct magnet_ring *r;
-	unsigned long flags;
 
 	if (!n)
 		return;
 	rcu_read_lock_sched();
 	s = rcu_dereference_sched(pt->stream);
-	if (s && s->gring) {
-		/* folded into the ring by the next writer */
-		atomic64_add(n, &s->gnmi_lost);
-	} else if (s) {
-		local_irq_save(flags);
-		r = this_cpu_ptr(s->rings);
-		r->produced += n;
-		r->lost += n;
-		r->lost_pending += n;
-		local_irq_restore(flags);
-	}
+	if (s)
+		magnet_rings_add_lost(&s->rings, n);
 	rcu_read_unlock_sched();
 }
 EXPORT_SYMBOL_GPL(magnet_add_lost);

@@ -18,7 +18,7 @@
 #include <linux/netlink.h>
 #include <net/netlink.h>
 #include <magnet/magnet.h>
-#include "../magnetfs/ring.h"
+#include "../ring/rings.h"
 
 #define MAGNET_VERSION "0.1.0"
 
@@ -31,17 +31,8 @@ struct magnet_stream {
 	char name[MAGNET_NAME_MAX];
 	struct list_head node;		/* db.streams, db.lock */
 	struct kref ref;		/* db list + open files */
-	u32 subbuf_size;
-	u32 subbuf_count;
-	u32 mode;			/* MAGNET_STREAM_F_*, fixed */
-	struct magnet_ring __percpu *rings;	/* per-CPU mode */
-	/* buffer modes (magnet_write_mode(), docs/DESIGN.md) */
-	struct magnet_ring *gring;	/* global mode: the one ring */
-	raw_spinlock_t glock;		/* its writers, irqs off */
-	u64 glast_ts;			/* last timestamp in it, glock */
-	atomic64_t gnmi_lost;		/* lost without glock (NMI, add_lost) */
-	u64 gnmi_seen;			/* of those, in gring's counters */
-	bool frozen;			/* overwrite: snapshot; read_lock */
+	/* the rings in the stream's buffer mode (ring/rings.h) */
+	struct magnet_rings rings;
 	unsigned int nr_probes;		/* db.lock */
 	bool dead;			/* deleted; readers drain then EOF */
 	bool closing;			/* being deleted: write(2) refused */
@@ -110,36 +101,30 @@ int magnet_stream_snapshot(struct magnet_stream *s, u32 op,
 			   struct netlink_ext_ack *extack);
 
 /* The rings of @s: the global one, or every possible CPU's. */
-static inline struct magnet_ring *magnet_stream_ring(struct magnet_stream *s,
-						     int cpu)
-{
-	return s->gring ?: per_cpu_ptr(s->rings, cpu);
-}
-
-static inline int magnet_stream_next_ring(struct magnet_stream *s, int cpu)
-{
-	return s->gring ? nr_cpu_ids : cpumask_next(cpu, cpu_possible_mask);
-}
-
-static inline unsigned int magnet_stream_nr_rings(struct magnet_stream *s)
-{
-	return s->gring ? 1 : num_possible_cpus();
-}
-
+#define magnet_stream_ring(s, cpu)	magnet_rings_ring(&(s)->rings, cpu)
+#define magnet_stream_nr_rings(s)	magnet_rings_nr(&(s)->rings)
 #define magnet_stream_for_each_ring(s, cpu, r)				\
-	for ((cpu) = cpumask_first(cpu_possible_mask);			\
-	     (cpu) < nr_cpu_ids && ((r) = magnet_stream_ring(s, cpu));	\
-	     (cpu) = magnet_stream_next_ring(s, cpu))
+	magnet_rings_for_each(&(s)->rings, cpu, r)
+
+static inline void magnet_stream_stats(struct magnet_stream *s,
+				       struct magnet_stream_stats *st)
+{
+	magnet_rings_stats(&s->rings, st);
+}
+
+/* Write every CPU's pending LOST record so that readers see all losses. */
+static inline void magnet_stream_flush(struct magnet_stream *s)
+{
+	magnet_rings_flush(&s->rings);
+}
+
+static inline u64 magnet_stream_avail(struct magnet_stream *s, u64 *events)
+{
+	return magnet_rings_avail(&s->rings, events);
+}
 
 void magnet_stream_get(struct magnet_stream *s);
 void magnet_stream_put(struct magnet_stream *s);
-void magnet_stream_stats(struct magnet_stream *s,
-			 struct magnet_stream_stats *st);
-void magnet_stream_flush(struct magnet_stream *s);
-void magnet_gring_sync_nmi(struct magnet_stream *s);
-u64 magnet_gring_now(struct magnet_stream *s);
-bool magnet_stream_has_data(struct magnet_stream *s);
-u64 magnet_stream_avail(struct magnet_stream *s, u64 *events);
 u64 magnet_point_hits(struct magnet_point *pt);
 
 /* add.c: write one event into @s (no filtering), timestamp @now */
@@ -151,14 +136,6 @@ void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
  */
 bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 		       u32 pid, u32 tgid, const void *payload, u16 len);
-/*
- * stream.c: the same for a stream in a buffer mode other than the default
- * (a global ring reads its own timestamp under its lock); @who as in
- * add.c's __magnet_write(); false when the event was not written
- */
-bool magnet_write_mode(struct magnet_stream *s, u16 event, u64 abstract_id,
-		       const void *payload, u16 len, u64 now, const u32 *who);
-
 /* filter.c; @now as in magnet_write_at() */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 		       u64 abstract_id, const void *payload, u16 len,

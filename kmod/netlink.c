@@ -77,8 +77,8 @@ static int put_stream(struct sk_buff *skb, void *obj)
 	magnetfs_stream_path(s, path, sizeof(path));
 	if (nla_put_string(skb, MAGNET_A_STREAM_NAME, s->name) ||
 	    nla_put_string(skb, MAGNET_A_STREAM_PATH, path) ||
-	    nla_put_u32(skb, MAGNET_A_STREAM_SUBBUF_SIZE, s->subbuf_size) ||
-	    nla_put_u32(skb, MAGNET_A_STREAM_SUBBUF_COUNT, s->subbuf_count) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_SUBBUF_SIZE, s->rings.size) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_SUBBUF_COUNT, s->rings.count) ||
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_PRODUCED, st.produced, MAGNET_A_PAD) ||
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_WRITTEN, st.written, MAGNET_A_PAD) ||
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_LOST, st.lost, MAGNET_A_PAD) ||
@@ -86,8 +86,8 @@ static int put_stream(struct sk_buff *skb, void *obj)
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_BYTES, st.bytes, MAGNET_A_PAD) ||
 	    nla_put_u32(skb, MAGNET_A_STREAM_READERS, atomic_read(&s->readers)) ||
 	    nla_put_u32(skb, MAGNET_A_STREAM_PROBES, s->nr_probes) ||
-	    nla_put_u32(skb, MAGNET_A_STREAM_MODE, s->mode) ||
-	    nla_put_u8(skb, MAGNET_A_STREAM_FROZEN, READ_ONCE(s->frozen)) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_MODE, s->rings.mode) ||
+	    nla_put_u8(skb, MAGNET_A_STREAM_FROZEN, READ_ONCE(s->rings.frozen)) ||
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_OVERWRITTEN, st.overwritten,
 			      MAGNET_A_PAD) ||
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_OVERWRITTEN_BYTES,

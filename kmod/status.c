@@ -22,10 +22,10 @@ static int magnet_status_show(struct seq_file *m, void *unused)
 
 		magnet_stream_stats(s, &st);
 		seq_printf(m, "%s\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%d\t%u\t0x%x\t%d\t%llu\t%llu\n",
-			   s->name, s->subbuf_size, s->subbuf_count,
+			   s->name, s->rings.size, s->rings.count,
 			   st.produced, st.written, st.lost, st.read, st.bytes,
 			   st.switches, st.fill, atomic_read(&s->readers),
-			   s->nr_probes, s->mode, READ_ONCE(s->frozen),
+			   s->nr_probes, s->rings.mode, READ_ONCE(s->rings.frozen),
 			   st.overwritten, st.frozen_lost);
 	}
 	seq_puts(m, "\nid\tprobe\tlayer\tenabled\tstream\thits\thook\tusers\n");

@@ -57,7 +57,7 @@ unsigned int magnet_kreader_drain(struct magnet_kreader *kr, u64 horizon,
 		int cpu;
 
 		for_each_possible_cpu(cpu) {
-			struct magnet_ring *r = per_cpu_ptr(s->rings, cpu);
+			struct magnet_ring *r = per_cpu_ptr(s->rings.pcpu, cpu);
 
 			h = magnet_ring_peek(r);
 			if (h && h->timestamp <= horizon &&

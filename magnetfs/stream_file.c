@@ -134,9 +134,9 @@ static void fill_sysinfo(struct magnet_stream *s, char *p, u64 now)
 	si->nr_cpus = nr_cpu_ids;
 	si->ptr_size = sizeof(void *);
 	si->page_size = PAGE_SIZE;
-	si->subbuf_size = s->subbuf_size;
-	si->subbuf_count = s->subbuf_count;
-	si->flags = s->mode;
+	si->subbuf_size = s->rings.size;
+	si->subbuf_count = s->rings.count;
+	si->flags = s->rings.mode;
 	strscpy(si->stream, s->name, sizeof(si->stream));
 	strscpy(si->release, utsname()->release, sizeof(si->release));
 }
@@ -318,15 +318,15 @@ static ssize_t reader_drain(struct magnet_reader *rd, char __user *ubuf,
 	/* dead: every writer's stores to the rings are visible from here on */
 	smp_rmb();
 	/* one ring in global order */
-	if (rd->s->gring)
-		return reader_drain_ring(rd->s->gring, dead, ubuf, len, need);
+	if (rd->s->rings.global)
+		return reader_drain_ring(rd->s->rings.global, dead, ubuf, len, need);
 	for (i = 0; i < n && !*need; i++) {
 		unsigned int cpu = (rd->next_cpu + i) % n;
 		ssize_t got;
 
 		if (!cpu_possible(cpu))
 			continue;
-		got = reader_drain_ring(per_cpu_ptr(rd->s->rings, cpu), dead,
+		got = reader_drain_ring(per_cpu_ptr(rd->s->rings.pcpu, cpu), dead,
 					ubuf + done, len - done, need);
 		if (got < 0)
 			return done ? done : got;
@@ -350,8 +350,8 @@ static bool reader_meta_pending(struct magnet_reader *rd)
 /* An overwrite stream whose writers run: no reader may copy (EBUSY). */
 static bool reader_refused(struct magnet_stream *s)
 {
-	return (s->mode & MAGNET_STREAM_F_OVERWRITE) &&
-	       !READ_ONCE(s->frozen) && !READ_ONCE(s->dead);
+	return (s->rings.mode & MAGNET_STREAM_F_OVERWRITE) &&
+	       !READ_ONCE(s->rings.frozen) && !READ_ONCE(s->dead);
 }
 
 static bool rule_met(struct magnet_reader *rd, u64 bytes, u64 events)
@@ -370,7 +370,7 @@ static bool reader_ready(struct magnet_reader *rd)
 	u64 bytes, events;
 
 	/* frozen or deleted: a read returns at once; running: wait */
-	if (rd->s->mode & MAGNET_STREAM_F_OVERWRITE)
+	if (rd->s->rings.mode & MAGNET_STREAM_F_OVERWRITE)
 		return !reader_refused(rd->s);
 	if (!READ_ONCE(rd->watermark) && !READ_ONCE(rd->min_events) &&
 	    reader_meta_pending(rd))
@@ -428,7 +428,7 @@ void magnetfs_notify(struct magnet_stream *s)
 {
 	bool dead = READ_ONCE(s->dead), wake = false;
 	/* a frozen overwrite stream is readable by everyone */
-	bool all = dead || READ_ONCE(s->frozen);
+	bool all = dead || READ_ONCE(s->rings.frozen);
 	struct magnet_reader *rd;
 	unsigned long flags;
 	u64 bytes, events;
@@ -539,7 +539,7 @@ static ssize_t reader_read(struct magnet_reader *rd, char __user *ubuf,
 	u32 need;
 
 	/* an overwrite stream: what is frozen, then 0; never waits */
-	if (s->mode & MAGNET_STREAM_F_OVERWRITE) {
+	if (s->rings.mode & MAGNET_STREAM_F_OVERWRITE) {
 		n = reader_fill(rd, ubuf, len, &need);
 		return n == 0 && need ? -EINVAL : n;
 	}
@@ -703,7 +703,7 @@ static ssize_t magnetfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (!ubuf)
 		return -EINVAL;
 	if (is_sync_kiocb(iocb) || (iocb->ki_flags & IOCB_NOWAIT) ||
-	    (s->mode & MAGNET_STREAM_F_OVERWRITE)) {
+	    (s->rings.mode & MAGNET_STREAM_F_OVERWRITE)) {
 		n = reader_read(rd, ubuf, len,
 				(iocb->ki_filp->f_flags & O_NONBLOCK) ||
 				(iocb->ki_flags & IOCB_NOWAIT), false);
@@ -742,18 +742,18 @@ static ssize_t magnetfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 /* Bytes between two rings in the mapping (MAGNET_RING_STRIDE). */
 static unsigned long stream_stride(struct magnet_stream *s)
 {
-	return PAGE_ALIGN((unsigned long)s->subbuf_size * s->subbuf_count);
+	return PAGE_ALIGN((unsigned long)s->rings.size * s->rings.count);
 }
 
 /* The ring at mapping index @i, or NULL. */
 static struct magnet_ring *stream_ring_at(struct magnet_stream *s,
 					  unsigned long i)
 {
-	if (s->gring)
-		return i == 0 ? s->gring : NULL;
+	if (s->rings.global)
+		return i == 0 ? s->rings.global : NULL;
 	if (i >= nr_cpu_ids || !cpu_possible(i))
 		return NULL;
-	return per_cpu_ptr(s->rings, i);
+	return per_cpu_ptr(s->rings.pcpu, i);
 }
 
 /*
@@ -801,7 +801,7 @@ static int reader_hold(struct magnet_reader *rd, bool partial,
 		       struct magnet_span *sp)
 {
 	struct magnet_stream *s = rd->s;
-	unsigned int n = s->gring ? 1 : nr_cpu_ids, i, pass;
+	unsigned int n = s->rings.global ? 1 : nr_cpu_ids, i, pass;
 	struct magnet_ring_span rs;
 
 	for (pass = 0; pass < (partial ? 2 : 1); pass++) {
@@ -866,12 +866,12 @@ static long reader_get_span(struct magnet_reader *rd,
 		if (dead)
 			reader_settle_dead(s);
 		err = reader_hold(rd, partial || dead ||
-				  (s->mode & MAGNET_STREAM_F_OVERWRITE), &sp);
+				  (s->rings.mode & MAGNET_STREAM_F_OVERWRITE), &sp);
 		/* the end: of a deleted stream, of a frozen recorder's data */
 		if (err == -EAGAIN && meta)
 			err = 0;
 		else if (err == -EAGAIN &&
-			 (dead || (s->mode & MAGNET_STREAM_F_OVERWRITE)))
+			 (dead || (s->rings.mode & MAGNET_STREAM_F_OVERWRITE)))
 			err = -ENODATA;
 	}
 	if (!err && copy_to_user(arg, &sp, sizeof(sp))) {
@@ -952,7 +952,7 @@ static long magnetfs_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	struct magnet_reader *rd = f->private_data;
 	struct magnet_stream *s = rd->s;
-	u64 ring = (u64)s->subbuf_size * s->subbuf_count;
+	u64 ring = (u64)s->rings.size * s->rings.count;
 	struct magnet_stream_stats st;
 	size_t sz;
 	u64 v;

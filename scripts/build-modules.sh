@@ -21,7 +21,7 @@ out=$top/build/modules/$kver
 src=$out/src
 mkdir -p "$src"
 # sync sources; keep objects so rebuilds are incremental
-for d in kmod magnetfs probes include tests/kmod bench/kmod; do
+for d in ring kmod magnetfs probes include tests/kmod bench/kmod; do
 	mkdir -p "$src/$d"
 	cp -a "$top/$d/." "$src/$d/"
 done

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the per-CPU ring (magnetfs/ring.c) built in user space:
+ * Unit tests of the per-CPU ring (ring/ring.c) built in user space:
  * whole-record reads, sub-buffer switching, discard-when-full with exact
  * loss accounting and LOST records at their chronological place; the
  * overwrite mode (flight recorder): the newest whole records survive, the
@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "../../magnetfs/ring.h"
+#include "../../ring/ring.h"
 #include "../../include/uapi/magnet.h"
 
 int kshim_cpu, kshim_in_task = 1, kshim_pid = 4242, kshim_tgid = 4240;

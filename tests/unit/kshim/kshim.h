@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Just enough of the kernel to build magnetfs/ring.c in user space for
+ * Just enough of the kernel to build ring/ring.c in user space for
  * unit tests (the tools/testing/radix-tree approach).  Force-included.
  */
 #ifndef _KSHIM_H

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-CPU sub-buffered rings of magnetfs.
+ * One sub-buffered ring, the unit of MAGNET's ring library (ring/; a set
+ * of rings in a buffer mode: rings.h).
  *
  * Each CPU owns one ring of @count sub-buffers of @size bytes.  Only that
  * CPU writes it, with interrupts disabled, so reserve/write/commit need no
@@ -20,7 +21,8 @@
  * it advances @rseq itself and counts what the reader had not read of it
  * (events from the sub-buffer's @events, bytes from its @end) as
  * overwritten.  That is only safe while no reader copies: the stream
- * (kmod/stream.c) lets readers in only while writers are frozen.
+ * (its owner, through rings.h's @frozen) lets readers in only while the
+ * writers are frozen.
  *
  * A stream may also use one ring for all CPUs (global mode): then the
  * writers serialize on the stream's spinlock, which makes them one writer
@@ -33,8 +35,8 @@
  * current one is readable up to its acquired @commit.  The reader
  * releases a sub-buffer by advancing @rseq with release, after its copy.
  */
-#ifndef _MAGNETFS_RING_H
-#define _MAGNETFS_RING_H
+#ifndef _MAGNET_RING_H
+#define _MAGNET_RING_H
 
 #include <linux/types.h>
 #include <linux/irq_work.h>
@@ -128,7 +130,7 @@ bool magnet_ring_has_data(struct magnet_ring *r);
 ssize_t magnet_ring_read(struct magnet_ring *r, char __user *ubuf, size_t len,
 			 u32 *need);
 /*
- * In-kernel readers (magnetfs/kreader.c), same lock: the next whole
+ * In-kernel readers (the owner's, e.g. a correlator's), same lock: the next whole
  * record, read in place (NULL when none), valid until it is consumed;
  * magnet_ring_consume() releases it and counts it as read, as
  * magnet_ring_read() does.
@@ -137,8 +139,8 @@ const struct magnet_rec_hdr *magnet_ring_peek(struct magnet_ring *r);
 void magnet_ring_consume(struct magnet_ring *r,
 			 const struct magnet_rec_hdr *h);
 /*
- * Sub-buffer consumers (no copy: the reader maps the ring, see
- * magnetfs/stream_file.c), same lock: hold the readable part of the
+ * Sub-buffer consumers (no copy: the reader maps the ring's memory),
+ * same lock: hold the readable part of the
  * reader's sub-buffer, whole records from the reader's offset to its end
  * (a closed sub-buffer) or to its committed length (the one being
  * written, only if @partial), then consume it with magnet_ring_put() or
@@ -188,4 +190,4 @@ void magnet_ring_settle_lost(struct magnet_ring *r, u64 now);
 ssize_t magnet_ring_read_lost_tail(struct magnet_ring *r, char __user *ubuf,
 				   size_t len, u32 *need, u64 now);
 
-#endif /* _MAGNETFS_RING_H */
+#endif /* _MAGNET_RING_H */

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A set of rings in one buffer mode: see rings.h.
+ *
+ * magnet_rings_write() is every mode's writer.  The default, per-CPU
+ * discard, touches only this CPU's ring with interrupts off: no lock, no
+ * atomic instruction.  A global ring's writers serialize on @glock and
+ * take their timestamp under it (in NMI only a trylock: busy counts the
+ * event lost), so the ring is in global time order.  An overwrite ring's
+ * writers only count their events while the owner has @frozen them for
+ * a reader.  Like ring.c, the write path is notrace and NOKPROBE_SYMBOL.
+ */
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/hardirq.h>
+#include <linux/irq_work.h>
+#include <linux/kprobes.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include "rings.h"
+
+static int rings_init_one(struct magnet_rings *rs, struct magnet_ring *r,
+			  int cpu, void (*wake)(struct irq_work *), void *priv)
+{
+	int err = magnet_ring_init(r, cpu, rs->size, rs->count);
+
+	r->overwrite = !!(rs->mode & MAGNET_STREAM_F_OVERWRITE);
+	r->priv = priv;
+	init_irq_work(&r->wake, wake);
+	return err;
+}
+
+void magnet_rings_free(struct magnet_rings *rs)
+{
+	struct magnet_ring *r;
+	int cpu;
+
+	if (rs->global || rs->pcpu) {
+		magnet_rings_for_each(rs, cpu, r) {
+			irq_work_sync(&r->wake);
+			magnet_ring_free(r);
+		}
+	}
+	kfree(rs->global);
+	free_percpu(rs->pcpu);
+	rs->global = NULL;
+	rs->pcpu = NULL;
+}
+
+int magnet_rings_init(struct magnet_rings *rs, u32 size, u32 count, u32 mode,
+		      void (*wake)(struct irq_work *), void *priv)
+{
+	int cpu, err = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->size = size;
+	rs->count = count;
+	rs->mode = mode;
+	raw_spin_lock_init(&rs->glock);
+	atomic64_set(&rs->gnmi_lost, 0);
+	if (mode & MAGNET_STREAM_F_GLOBAL) {
+		/* kzalloc: a failed init leaves nothing to free but itself */
+		rs->global = kzalloc(sizeof(*rs->global), GFP_KERNEL);
+		if (rs->global)
+			err = rings_init_one(rs, rs->global, -1, wake, priv);
+	} else {
+		rs->pcpu = alloc_percpu(struct magnet_ring);
+		for_each_possible_cpu(cpu) {
+			if (!rs->pcpu || err)
+				break;
+			err = rings_init_one(rs, per_cpu_ptr(rs->pcpu, cpu), cpu,
+					     wake, priv);
+		}
+	}
+	if (!rs->global && !rs->pcpu)
+		err = -ENOMEM;
+	if (err)
+		magnet_rings_free(rs);
+	return err;
+}
+
+/* Global ring, glock held: fold what NMIs could not write. */
+static notrace void rings_global_sync_nmi(struct magnet_rings *rs)
+{
+	u64 n = atomic64_read(&rs->gnmi_lost);
+
+	if (unlikely(n != rs->gnmi_seen)) {
+		rs->global->produced += n - rs->gnmi_seen;
+		rs->global->lost += n - rs->gnmi_seen;
+		rs->global->lost_pending += n - rs->gnmi_seen;
+		WRITE_ONCE(rs->gnmi_seen, n);
+	}
+}
+NOKPROBE_SYMBOL(rings_global_sync_nmi);
+
+/* Global ring, glock held: a timestamp not before the last one in it. */
+static notrace u64 rings_global_now(struct magnet_rings *rs)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	/* the fast clock may step back a little across a timekeeping update */
+	if (unlikely(now < rs->glast_ts))
+		now = rs->glast_ts;
+	rs->glast_ts = now;
+	return now;
+}
+NOKPROBE_SYMBOL(rings_global_now);
+
+/* The record itself, in space reserved in @r. */
+static __always_inline void rings_fill(struct magnet_ring *r, void *rec,
+				       u32 size, u16 event, u64 abstract_id,
+				       const void *payload, u16 len, u64 now,
+				       const u32 *who)
+{
+	magnet_rec_fill_hdr(rec, size, event, abstract_id, now);
+	if (who) {
+		((struct magnet_rec_hdr *)rec)->pid = who[0];
+		((struct magnet_rec_hdr *)rec)->tgid = who[1];
+	}
+	memcpy(rec + MAGNET_REC_HDR_SIZE, payload, len);
+	memset(rec + MAGNET_REC_HDR_SIZE + len, 0,
+	       size - MAGNET_REC_HDR_SIZE - len);
+	magnet_ring_commit(r, size);
+	r->written++;
+}
+
+notrace bool magnet_rings_write(struct magnet_rings *rs, u16 event,
+				u64 abstract_id, const void *payload, u16 len,
+				u64 now, const u32 *who)
+{
+	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
+	struct magnet_ring *r = rs->global;
+	void *rec = NULL;
+
+	if (likely(!r)) {
+		r = this_cpu_ptr(rs->pcpu);
+		if (unlikely(in_nmi())) {
+			local64_inc(&r->nmi_lost);
+			return false;
+		}
+		magnet_ring_sync_nmi(r);
+	} else {
+		if (unlikely(in_nmi())) {
+			/* the lock holder may be the code this NMI interrupted */
+			if (!raw_spin_trylock(&rs->glock)) {
+				atomic64_inc(&rs->gnmi_lost);
+				return false;
+			}
+		} else {
+			raw_spin_lock(&rs->glock);
+		}
+		rings_global_sync_nmi(rs);
+		/*
+		 * The global order is the ring's: its timestamps are read
+		 * under the lock, so they may be a little later than the
+		 * @now synthesizers and correlators saw for the same event.
+		 */
+		now = rings_global_now(rs);
+	}
+	r->produced++;
+	/* frozen: a reader is in the rings (overwrite mode only) */
+	if (unlikely(READ_ONCE(rs->frozen)))
+		r->frozen_lost++;
+	else if (likely(len <= MAGNET_PAYLOAD_MAX))
+		rec = magnet_ring_reserve(r, size, now);
+	if (unlikely(!rec))
+		magnet_ring_drop(r);
+	else
+		rings_fill(r, rec, size, event, abstract_id, payload, len, now,
+			   who);
+	if (rs->global)
+		raw_spin_unlock(&rs->glock);
+	return rec != NULL;
+}
+NOKPROBE_SYMBOL(magnet_rings_write);
+
+notrace void magnet_rings_add_lost(struct magnet_rings *rs, u64 n)
+{
+	struct magnet_ring *r;
+	unsigned long flags;
+
+	if (rs->global) {
+		/* folded into the ring by its next writer */
+		atomic64_add(n, &rs->gnmi_lost);
+		return;
+	}
+	local_irq_save(flags);
+	r = this_cpu_ptr(rs->pcpu);
+	r->produced += n;
+	r->lost += n;
+	r->lost_pending += n;
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(magnet_rings_add_lost);
+
+static void rings_flush_cpu(void *arg)
+{
+	struct magnet_rings *rs = arg;
+
+	/*
+	 * IPI: interrupts are off, we are the ring's only writer.  A frozen
+	 * ring is being read: its losses wait for the resume.
+	 */
+	if (!READ_ONCE(rs->frozen))
+		magnet_ring_flush_lost(this_cpu_ptr(rs->pcpu),
+				       ktime_get_mono_fast_ns());
+}
+
+void magnet_rings_flush(struct magnet_rings *rs)
+{
+	unsigned long flags;
+
+	if (!rs->global) {
+		on_each_cpu(rings_flush_cpu, rs, 1);
+		return;
+	}
+	raw_spin_lock_irqsave(&rs->glock, flags);
+	rings_global_sync_nmi(rs);
+	if (!READ_ONCE(rs->frozen))
+		magnet_ring_flush_lost(rs->global, rings_global_now(rs));
+	raw_spin_unlock_irqrestore(&rs->glock, flags);
+}
+
+void magnet_rings_stats(struct magnet_rings *rs,
+			struct magnet_stream_stats *st)
+{
+	struct magnet_ring *r;
+	int cpu;
+
+	memset(st, 0, sizeof(*st));
+	magnet_rings_for_each(rs, cpu, r) {
+		u64 nmi = local64_read(&r->nmi_lost) - READ_ONCE(r->nmi_seen);
+
+		if (rs->global)
+			nmi = atomic64_read(&rs->gnmi_lost) -
+			      READ_ONCE(rs->gnmi_seen);
+
+		st->produced += READ_ONCE(r->produced) + nmi;
+		st->written += READ_ONCE(r->written);
+		st->lost += READ_ONCE(r->lost) + nmi;
+		st->read += READ_ONCE(r->read);
+		st->bytes += READ_ONCE(r->bytes);
+		st->switches += READ_ONCE(r->switches);
+		st->fill += magnet_ring_fill(r);
+		st->overwritten += READ_ONCE(r->overwritten);
+		st->overwritten_bytes += READ_ONCE(r->overwritten_bytes);
+		st->frozen_lost += READ_ONCE(r->frozen_lost);
+		st->lost_pending += READ_ONCE(r->lost_pending) + nmi;
+	}
+}
+
+/*
+ * Bytes (all records) and probe events written and not yet read, from the
+ * per-ring counters: cheap, and racy by at most the records being
+ * committed on other CPUs right now.
+ */
+u64 magnet_rings_avail(struct magnet_rings *rs, u64 *events)
+{
+	u64 bytes = 0, ev = 0;
+	struct magnet_ring *r;
+	int cpu;
+
+	magnet_rings_for_each(rs, cpu, r) {
+		u64 w = READ_ONCE(r->written);
+		u64 rd = READ_ONCE(r->read) + READ_ONCE(r->overwritten);
+
+		bytes += magnet_ring_fill(r);
+		ev += w > rd ? w - rd : 0;
+	}
+	*events = ev;
+	return bytes;
+}
+
+bool magnet_rings_has_data(struct magnet_rings *rs)
+{
+	struct magnet_ring *r;
+	int cpu;
+
+	magnet_rings_for_each(rs, cpu, r)
+		if (magnet_ring_has_data(r))
+			return true;
+	return false;
+}
+
+bool magnet_rings_held(struct magnet_rings *rs)
+{
+	struct magnet_ring *r;
+	int cpu;
+
+	magnet_rings_for_each(rs, cpu, r)
+		if (r->held)
+			return true;
+	return false;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A set of rings: what one stream writes into, in one of its buffer modes
+ * (docs/DESIGN.md): one ring per possible CPU (the default) or one ring
+ * for all CPUs (MAGNET_STREAM_F_GLOBAL), each discarding when full (the
+ * default) or overwriting its oldest sub-buffer (MAGNET_STREAM_F_OVERWRITE,
+ * a flight recorder, read while @frozen).
+ *
+ * The ring library (ring.h for one ring, this file for the set) knows
+ * nothing of streams, files or the instrumentation database: its owner
+ * gives it a wake-up callback (an irq_work function, run when a ring
+ * closes a sub-buffer while the owner armed it, see ring.h) and freezes
+ * it for snapshots.  magnet_rings_write() is the one writer routine of
+ * every mode.
+ */
+#ifndef _MAGNET_RINGS_H
+#define _MAGNET_RINGS_H
+
+#include <linux/types.h>
+#include <linux/percpu.h>
+#include <linux/cpumask.h>
+#include <linux/spinlock.h>
+#include <linux/atomic.h>
+#include "ring.h"
+
+struct magnet_rings {
+	u32 size;			/* bytes per sub-buffer */
+	u32 count;			/* sub-buffers per ring */
+	u32 mode;			/* MAGNET_STREAM_F_*, fixed */
+	struct magnet_ring __percpu *pcpu;	/* per-CPU mode */
+	struct magnet_ring *global;	/* global mode: the one ring */
+	raw_spinlock_t glock;		/* its writers, irqs off */
+	u64 glast_ts;			/* last timestamp in it, glock */
+	atomic64_t gnmi_lost;		/* lost without glock (NMI) */
+	u64 gnmi_seen;			/* of those, in the ring's counters */
+	bool frozen;			/* overwrite: a reader is in the rings */
+};
+
+/*
+ * Allocate the rings (GFP_KERNEL); each ring's irq_work runs @wake with
+ * ring->priv = @priv.  0 or -ENOMEM; on failure nothing is left to free.
+ */
+int magnet_rings_init(struct magnet_rings *rs, u32 size, u32 count, u32 mode,
+		      void (*wake)(struct irq_work *), void *priv);
+/* Wait for pending wake-ups and free the rings. */
+void magnet_rings_free(struct magnet_rings *rs);
+
+/*
+ * Write one record, interrupts off; false when it was dropped (counted,
+ * reported by a LOST record).  @who, when set, is the pid and tgid the
+ * record names instead of the current task's.
+ */
+bool magnet_rings_write(struct magnet_rings *rs, u16 event, u64 abstract_id,
+			const void *payload, u16 len, u64 now, const u32 *who);
+/* Count @n events lost before they reached the rings (any context). */
+void magnet_rings_add_lost(struct magnet_rings *rs, u64 n);
+/* Write every ring's pending LOST record (an IPI per CPU); may sleep. */
+void magnet_rings_flush(struct magnet_rings *rs);
+/* The counters summed over the rings (racy reads, for statistics). */
+void magnet_rings_stats(struct magnet_rings *rs,
+			struct magnet_stream_stats *st);
+/* Bytes and events written and not yet read nor overwritten. */
+u64 magnet_rings_avail(struct magnet_rings *rs, u64 *events);
+/* Reader side (the owner's read lock): */
+bool magnet_rings_has_data(struct magnet_rings *rs);
+bool magnet_rings_held(struct magnet_rings *rs);
+
+/* The ring of @cpu: the global one, or that CPU's. */
+static inline struct magnet_ring *magnet_rings_ring(struct magnet_rings *rs,
+						    int cpu)
+{
+	return rs->global ?: per_cpu_ptr(rs->pcpu, cpu);
+}
+
+static inline int magnet_rings_next(struct magnet_rings *rs, int cpu)
+{
+	return rs->global ? nr_cpu_ids : cpumask_next(cpu, cpu_possible_mask);
+}
+
+static inline unsigned int magnet_rings_nr(struct magnet_rings *rs)
+{
+	return rs->global ? 1 : num_possible_cpus();
+}
+
+#define magnet_rings_for_each(rs, cpu, r)				\
+	for ((cpu) = cpumask_first(cpu_possible_mask);			\
+	     (cpu) < nr_cpu_ids && ((r) = magnet_rings_ring(rs, cpu));	\
+	     (cpu) = magnet_rings_next(rs, cpu))
+
+#endif /* _MAGNET_RINGS_H */
