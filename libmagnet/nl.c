@@ -820,43 +820,73 @@ int magnet_stream_resume(struct magnet_ctl *h, const char *name)
 }
 
 /* Copy what the frozen stream file @path holds to @out_fd. */
-static int snapshot_copy(const char *path, int out_fd, __u64 *bytes)
+static int snapshot_write(int out_fd, const void *p, size_t n, __u64 *bytes)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(out_fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p = (const char *)p + w;
+		n -= (size_t)w;
+		*bytes += (__u64)w;
+	}
+	return 0;
+}
+
+/* The frozen records by read(2): where spans are refused (lockdown). */
+static int snapshot_read(int fd, int out_fd, __u64 *bytes)
 {
 	size_t cap = 1 << 20;
 	char *buf = malloc(cap);
-	int fd, err = 0;
+	int err = 0;
 	ssize_t n;
 
 	if (!buf)
 		return -ENOMEM;
-	fd = magnet_stream_open(path, true);
-	if (fd < 0) {
-		free(buf);
-		return fd;
-	}
 	/* a frozen stream never blocks: its records, then 0 */
-	while ((n = magnet_stream_read(fd, buf, cap)) > 0) {
-		char *p = buf;
-
-		while (n > 0) {
-			ssize_t w = write(out_fd, p, n);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				err = -errno;
-				goto out;
-			}
-			p += w;
-			n -= w;
-			*bytes += w;
-		}
-	}
-	if (n < 0)
-		err = n;
-out:
-	close(fd);
+	while ((n = magnet_stream_read(fd, buf, cap)) > 0 &&
+	       !(err = snapshot_write(out_fd, buf, (size_t)n, bytes)))
+		;
 	free(buf);
+	return err ? err : n < 0 ? (int)n : 0;
+}
+
+/*
+ * Copy a frozen stream in place, span by span (docs/IOCTL.md), to its
+ * end (ENODATA); by read(2) where the file refuses spans.
+ */
+static int snapshot_copy(const char *path, int out_fd, __u64 *bytes)
+{
+	struct magnet_span_reader *sr = NULL;
+	struct magnet_span_view v;
+	bool first = true;
+	int fd, err;
+
+	fd = magnet_stream_open(path, true);
+	if (fd < 0)
+		return fd;
+	err = magnet_span_reader_open(fd, &sr);
+	while (!err && (err = magnet_span_reader_get(sr, true, &v)) > 0) {
+		first = false;
+		err = snapshot_write(out_fd, v.meta, v.meta_len, bytes);
+		if (!err)
+			err = snapshot_write(out_fd, v.data, v.len, bytes);
+		if (!err && v.len)
+			err = magnet_span_reader_put(sr);
+	}
+	magnet_span_reader_close(sr);
+	close(fd);	/* gives back a span it could not map */
+	if (first && (err == -ENOTTY || err == -EPERM || err == -EACCES)) {
+		fd = magnet_stream_open(path, true);
+		if (fd < 0)
+			return fd;
+		err = snapshot_read(fd, out_fd, bytes);
+		close(fd);
+	}
 	return err;
 }
 
