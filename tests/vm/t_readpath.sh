@@ -224,6 +224,20 @@ print(d["written"], d["lost"])' "$R/dr$m.json")
 	fi
 done
 
+# the span consumer (magnetctl record) with its stream deleted under it:
+# it takes what is left, then ends by itself, exit 0, the trace whole
+check "stream create rdel" magnetctl stream create rdel subbuf-size 16K subbuf-count 2
+check "enable udp_send into rdel" magnetctl probe enable udp_send stream rdel
+bg recdel "$MAGNETCTL" -j record rdel -o "$R/recdel.trace"
+record_started recdel
+send30
+check "stream delete rdel under the recorder" magnetctl stream delete rdel
+bg_wait recdel 30
+check_eq "record ends by itself when its stream is deleted (exit 0)" 0 $?
+check_eq "record of the deleted stream kept the 30 events" 30 \
+	"$(magnetctl dump "$R/recdel.trace" 2>/dev/null | grep -c udp_send)"
+check "the deleted stream's trace is well formed (check_trace)" check_trace "$R/recdel.trace"
+
 check "modules unload" magnet_unload
 check_dmesg_clean
 done_testing
