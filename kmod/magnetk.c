@@ -11,6 +11,7 @@
  */
 #include <linux/kthread.h>
 #include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/spinlock.h>
 #include <linux/list.h>
 #include <linux/sched.h>
@@ -51,11 +52,20 @@ static long magnetk_periodic(void)
 	return min(a, b);
 }
 
+/*
+ * Requests and periodic work interleave: each round takes the requests
+ * queued so far (later ones wait for the next round) and, between two of
+ * them, runs the periodic work once it is due.  Callers that keep
+ * queueing requests (a loop of sockstat watches, docs/SOCKSTAT.md) thus
+ * delay a synthesizer's period or a correlator's drain by at most one
+ * request, never indefinitely.
+ */
 static int magnetk_thread(void *unused)
 {
-	struct magnetk_req *req;
-
 	long timeout = MAX_SCHEDULE_TIMEOUT;
+	struct magnetk_req *req, *tmp;
+	unsigned long due;
+	LIST_HEAD(batch);
 
 	while (!kthread_should_stop()) {
 		/* sleeps until a request comes or a synthesizer's period ends */
@@ -63,9 +73,19 @@ static int magnetk_thread(void *unused)
 						 !list_empty_careful(&magnetk_queue) ||
 						 kthread_should_stop(), timeout);
 		timeout = magnetk_periodic();
-		while ((req = magnetk_dequeue())) {
+		due = jiffies + timeout;
+		spin_lock(&magnetk_lock);
+		list_splice_init(&magnetk_queue, &batch);
+		spin_unlock(&magnetk_lock);
+		list_for_each_entry_safe(req, tmp, &batch, node) {
+			list_del(&req->node);
 			req->ret = req->fn(req->arg);
 			complete(&req->done);
+			if (timeout != MAX_SCHEDULE_TIMEOUT &&
+			    time_after_eq(jiffies, due)) {
+				timeout = magnetk_periodic();
+				due = jiffies + timeout;
+			}
 		}
 		/* a request may have added a synthesizer: recompute */
 		timeout = magnetk_periodic();

@@ -47,6 +47,7 @@ static void __exit magnet_exit(void)
 	magnet_db_teardown();
 	magnetfs_exit();
 	magnetk_stop();
+	magnet_sockstat_exit();
 }
 
 module_init(magnet_init);

@@ -20,13 +20,27 @@
  * Subscriptions: a delayed work per file computes one summary per
  * period into a small queue and wakes the readers; the tracing path
  * never wakes anyone.
+ *
+ * What an unprivileged user can cost the machine (docs/THREATS.md): a
+ * file opened without CAP_NET_ADMIN belongs to its opener's real uid,
+ * whose watches over all its files are at most MAGNET_SOCK_WATCH_USER_MAX
+ * (EDQUOT) and whose watches that reach magnetk are paced (a burst of
+ * SS_PACE_BURST, then one per SS_PACE_IVAL; the caller sleeps).  Every
+ * other request that reaches magnetk undoes one such watch (UNWATCH,
+ * close), so the control work a user causes is bounded; requests that
+ * change nothing (watching again, unwatching what is not watched,
+ * closing a file that watches nothing) are answered without magnetk.
+ * What a watch allocates is allocated in the caller's context, charged
+ * to its memory cgroup (__GFP_ACCOUNT), and handed to magnetk.
  */
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/net.h>
 #include <linux/poll.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -67,9 +81,32 @@ struct ss_watch {
 
 #define SS_QLEN	16
 
+/*
+ * A user (real uid) of files opened without CAP_NET_ADMIN: its watches
+ * and its pacing.  Kept after its last file closed until its pacing
+ * budget is full again, so that reopening does not refill it.
+ */
+struct ss_user {
+	struct list_head node;		/* ss_users */
+	kuid_t uid;
+	unsigned int files;		/* open files */
+	unsigned int watches;		/* over all its files */
+	unsigned long tat;		/* jiffies: pacing (GCRA) */
+};
+
+static LIST_HEAD(ss_users);
+static DEFINE_MUTEX(ss_users_lock);	/* ss_users and their fields */
+
+/* 16 watches at once, then 10 per second: an application never waits */
+#define SS_PACE_BURST	16
+#define SS_PACE_IVAL	(HZ / 10 ?: 1)
+#define SS_PACE_TOL	((SS_PACE_BURST - 1) * SS_PACE_IVAL)
+
 struct ss_file {
 	struct mutex lock;		/* ioctls, subscription changes */
 	struct list_head watches;	/* db.lock */
+	unsigned int nr_watches;	/* @lock */
+	struct ss_user *user;		/* NULL: opened with CAP_NET_ADMIN */
 
 	/* subscription */
 	struct ss_sock *sub;		/* @lock; the work reads it */
@@ -111,17 +148,15 @@ static void ss_synth_gone(struct magnet_synth *sy)
 		}
 }
 
-static int ss_synth_add(struct ss_sock *ss, int i)
+/* *@syp: allocated by the caller; magnetk's on success (cleared) */
+static int ss_synth_add(struct ss_sock *ss, int i, struct magnet_synth **syp)
 {
 	struct magnet_point *pt = magnet_db_find_point(ss_points[i], 0);
-	struct magnet_synth *sy;
+	struct magnet_synth *sy = *syp;
 	int err;
 
 	if (!pt)
 		return -ENODEV;		/* magnet_net not loaded */
-	sy = magnet_synth_alloc(1);
-	if (!sy)
-		return -ENOMEM;
 	/* '.' never starts a user's name: no clash, invisible to lookups */
 	snprintf(sy->name, sizeof(sy->name), ".sock%llu.%d", ss->id, i);
 	sy->pt = pt;
@@ -140,11 +175,10 @@ static int ss_synth_add(struct ss_sock *ss, int i)
 	sy->gone = ss_synth_gone;
 	sy->priv = ss;
 	err = magnet_synth_insert(sy, NULL);
-	if (err) {
-		magnet_synth_free(sy);
-		return err;
-	}
+	if (err)
+		return err;		/* the caller frees it */
 	ss->sy[i] = sy;
+	*syp = NULL;
 	return 0;
 }
 
@@ -209,10 +243,18 @@ static struct ss_watch *ss_file_find(struct ss_file *f, u64 id)
 	return NULL;
 }
 
+/*
+ * A watch: what it may need is allocated by the caller, in its own
+ * context (charged to its memory cgroup), and what magnetk uses is taken
+ * out of the request (the pointer cleared); the caller frees the rest.
+ */
 struct ss_req {
 	struct ss_file *f;
 	struct sock *sk;
 	u64 id;
+	struct ss_watch *w;
+	struct ss_sock *ss;		/* NULL: not allocated */
+	struct magnet_synth *sy[SS_NR];
 };
 
 static int ss_do_watch(void *arg)
@@ -225,40 +267,33 @@ static int ss_do_watch(void *arg)
 	mutex_lock(&magnet_db.lock);
 	if (ss_file_find(r->f, r->id))
 		goto out;		/* watching already */
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w) {
-		err = -ENOMEM;
-		goto out;
-	}
 	ss = ss_find(r->id);
 	if (ss && ss->sk != r->sk) {
 		/* a closed socket's inode number, reused: still watched */
-		kfree(w);
 		err = -EBUSY;
 		goto out;
 	}
 	if (!ss) {
 		if (ss_nr_socks >= MAGNET_SOCK_WATCH_MAX) {
-			kfree(w);
 			err = -ENOSPC;
 			goto out;
 		}
-		ss = kzalloc(sizeof(*ss), GFP_KERNEL);
-		if (!ss) {
-			kfree(w);
-			err = -ENOMEM;
+		if (!r->ss) {
+			/* watched when the caller looked, gone since */
+			err = -EAGAIN;
 			goto out;
 		}
+		ss = r->ss;
+		r->ss = NULL;
 		ss->id = r->id;
 		ss->sk = r->sk;
 		sock_hold(ss->sk);
 		list_add_tail(&ss->node, &ss_socks);
 		ss_nr_socks++;
 		for (i = 0; i < SS_NR && !err; i++)
-			err = ss_synth_add(ss, i);
+			err = ss_synth_add(ss, i, &r->sy[i]);
 		if (err) {
 			ss_sock_free(ss);
-			kfree(w);
 			goto out;
 		}
 		/* the last start: from here on, all three count */
@@ -278,6 +313,8 @@ static int ss_do_watch(void *arg)
 		}
 	}
 	ss->refs++;
+	w = r->w;
+	r->w = NULL;
 	w->ss = ss;
 	list_add_tail(&w->node, &r->f->watches);
 out:
@@ -491,10 +528,156 @@ static struct socket *ss_lookup(int fd, u64 *id, int *err)
 	return sock;
 }
 
+/* ---- what an unprivileged user may cost --------------------------------- */
+
+/* The user of @uid, created if needed; ss_users_lock held. */
+static struct ss_user *ss_user_get(kuid_t uid, struct ss_user *new)
+{
+	struct ss_user *u, *tmp, *found = NULL;
+	unsigned long now = jiffies;
+
+	list_for_each_entry_safe(u, tmp, &ss_users, node) {
+		if (uid_eq(u->uid, uid)) {
+			found = u;
+		} else if (!u->files && time_after_eq(now, u->tat)) {
+			/* no file, budget full again: forget it */
+			list_del(&u->node);
+			kfree(u);
+		}
+	}
+	if (!found && new) {
+		found = new;
+		found->uid = uid;
+		found->tat = now;
+		list_add_tail(&found->node, &ss_users);
+	}
+	if (found)
+		found->files++;
+	return found;
+}
+
+/* One watch of @u's quota, or -EDQUOT. */
+static int ss_quota_take(struct ss_user *u)
+{
+	int err = 0;
+
+	mutex_lock(&ss_users_lock);
+	if (u->watches >= MAGNET_SOCK_WATCH_USER_MAX)
+		err = -EDQUOT;
+	else
+		u->watches++;
+	mutex_unlock(&ss_users_lock);
+	return err;
+}
+
+static void ss_quota_put(struct ss_user *u, unsigned int n)
+{
+	mutex_lock(&ss_users_lock);
+	u->watches -= n;
+	mutex_unlock(&ss_users_lock);
+}
+
+/*
+ * Pace @u's watches that reach magnetk (GCRA): SS_PACE_BURST at once,
+ * then one per SS_PACE_IVAL.  The caller sleeps (interruptibly) until its
+ * turn; nothing is done yet, so a signal restarts the call.
+ */
+static int ss_pace(struct ss_user *u)
+{
+	unsigned long now;
+	long wait;
+
+	for (;;) {
+		mutex_lock(&ss_users_lock);
+		now = jiffies;
+		if (time_before(u->tat, now))
+			u->tat = now;
+		wait = (long)(u->tat - now) - SS_PACE_TOL;
+		if (wait <= 0)
+			u->tat += SS_PACE_IVAL;
+		mutex_unlock(&ss_users_lock);
+		if (wait <= 0)
+			return 0;
+		schedule_timeout_interruptible(wait);
+		if (signal_pending(current))
+			return -ERESTARTSYS;
+	}
+}
+
+static void ss_req_free(struct ss_req *r)
+{
+	int i;
+
+	kfree(r->w);
+	kfree(r->ss);
+	for (i = 0; i < SS_NR; i++)
+		magnet_synth_free(r->sy[i]);
+}
+
+/* What a new socket's watch needs, charged to the caller's memcg. */
+static int ss_req_alloc_sock(struct ss_req *r, gfp_t gfp)
+{
+	int i;
+
+	r->ss = kzalloc(sizeof(*r->ss), gfp);
+	if (!r->ss)
+		return -ENOMEM;
+	for (i = 0; i < SS_NR; i++) {
+		r->sy[i] = magnet_synth_alloc_gfp(1, gfp);
+		if (!r->sy[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* @f->lock held: this file's watches change only here and at release. */
+static long ss_do_watch_call(struct ss_file *f, struct ss_req *r)
+{
+	gfp_t gfp = f->user ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
+	bool watched, mine;
+	int err;
+
+	mutex_lock(&magnet_db.lock);
+	mine = ss_file_find(f, r->id);
+	watched = ss_find(r->id);
+	mutex_unlock(&magnet_db.lock);
+	if (mine)
+		return 0;		/* watching already: nothing to do */
+	if (f->user) {
+		err = ss_quota_take(f->user);
+		if (err)
+			return err;
+		err = ss_pace(f->user);
+		if (err) {
+			ss_quota_put(f->user, 1);
+			return err;
+		}
+	}
+	r->w = kzalloc(sizeof(*r->w), gfp);
+	err = r->w ? 0 : -ENOMEM;
+	if (!err && !watched)
+		err = ss_req_alloc_sock(r, gfp);
+	if (!err)
+		err = magnetk_call(ss_do_watch, r);
+	if (err == -EAGAIN) {
+		/* its last watch went meanwhile: now with everything */
+		err = ss_req_alloc_sock(r, gfp);
+		if (!err)
+			err = magnetk_call(ss_do_watch, r);
+	}
+	ss_req_free(r);
+	if (!err)
+		f->nr_watches++;
+	else if (f->user)
+		ss_quota_put(f->user, 1);
+	return err;
+}
+
 static long ss_watch(struct ss_file *f, int fd, bool watch)
 {
 	struct ss_req r = { .f = f };
 	struct socket *sock;
+	bool mine;
 	int err;
 
 	sock = ss_lookup(fd, &r.id, &err);
@@ -502,11 +685,23 @@ static long ss_watch(struct ss_file *f, int fd, bool watch)
 		return err;
 	r.sk = sock->sk;
 	if (watch) {
-		err = magnetk_call(ss_do_watch, &r);
+		err = ss_do_watch_call(f, &r);
 	} else {
-		if (f->sub && f->sub->id == r.id)
-			ss_unsubscribe(f);
-		err = magnetk_call(ss_do_unwatch, &r);
+		mutex_lock(&magnet_db.lock);
+		mine = ss_file_find(f, r.id);
+		mutex_unlock(&magnet_db.lock);
+		if (!mine) {
+			err = -ENOENT;	/* not watched through this file */
+		} else {
+			if (f->sub && f->sub->id == r.id)
+				ss_unsubscribe(f);
+			err = magnetk_call(ss_do_unwatch, &r);
+		}
+		if (!err) {
+			f->nr_watches--;
+			if (f->user)
+				ss_quota_put(f->user, 1);
+		}
 	}
 	sockfd_put(sock);
 	return err;
@@ -660,10 +855,27 @@ static long ss_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static int ss_open(struct inode *inode, struct file *file)
 {
-	struct ss_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	/* the opener's credentials decide: passing the file passes them */
+	bool priv = ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+	gfp_t gfp = priv ? GFP_KERNEL : GFP_KERNEL_ACCOUNT;
+	struct ss_user *new = NULL;
+	struct ss_file *f;
 
+	f = kzalloc(sizeof(*f), gfp);
 	if (!f)
 		return -ENOMEM;
+	if (!priv) {
+		new = kzalloc(sizeof(*new), gfp);
+		if (!new) {
+			kfree(f);
+			return -ENOMEM;
+		}
+		mutex_lock(&ss_users_lock);
+		f->user = ss_user_get(file->f_cred->uid, new);
+		mutex_unlock(&ss_users_lock);
+		if (f->user != new)
+			kfree(new);
+	}
 	mutex_init(&f->lock);
 	INIT_LIST_HEAD(&f->watches);
 	INIT_DELAYED_WORK(&f->work, ss_work);
@@ -680,7 +892,15 @@ static int ss_release(struct inode *inode, struct file *file)
 	mutex_lock(&f->lock);
 	ss_unsubscribe(f);
 	mutex_unlock(&f->lock);
-	magnetk_call(ss_do_unwatch_all, f);
+	/* no other call on @f is left: nr_watches is exact */
+	if (f->nr_watches)
+		magnetk_call(ss_do_unwatch_all, f);
+	if (f->user) {
+		mutex_lock(&ss_users_lock);
+		f->user->watches -= f->nr_watches;
+		f->user->files--;
+		mutex_unlock(&ss_users_lock);
+	}
 	kfree(f);
 	return 0;
 }
@@ -750,6 +970,17 @@ const struct file_operations magnet_sockstat_fops = {
 	.unlocked_ioctl	= ss_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };
+
+/* Module exit: every file is closed, the users left wait for nothing. */
+void magnet_sockstat_exit(void)
+{
+	struct ss_user *u, *tmp;
+
+	list_for_each_entry_safe(u, tmp, &ss_users, node) {
+		list_del(&u->node);
+		kfree(u);
+	}
+}
 
 int magnet_sockstat_init(struct dentry *dir)
 {

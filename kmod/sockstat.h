@@ -12,5 +12,6 @@ struct dentry;
 
 extern const struct file_operations magnet_sockstat_fops;
 int magnet_sockstat_init(struct dentry *dir);
+void magnet_sockstat_exit(void);
 
 #endif /* _MAGNET_SOCKSTAT_H */

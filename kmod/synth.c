@@ -42,9 +42,13 @@
 LIST_HEAD(magnet_synths);
 static unsigned int magnet_nr_synths;
 
-struct magnet_synth *magnet_synth_alloc(u32 max_keys)
+/*
+ * @gfp: GFP_KERNEL, or GFP_KERNEL_ACCOUNT for a synthesizer made on
+ * behalf of an unprivileged caller (sockstat), allocated in its context.
+ */
+struct magnet_synth *magnet_synth_alloc_gfp(u32 max_keys, gfp_t gfp)
 {
-	struct magnet_synth *sy = kzalloc(sizeof(*sy), GFP_KERNEL);
+	struct magnet_synth *sy = kzalloc(sizeof(*sy), gfp);
 	u32 i, hsize = roundup_pow_of_two(max_keys * 2);
 
 	if (!sy)
@@ -52,9 +56,9 @@ struct magnet_synth *magnet_synth_alloc(u32 max_keys)
 	raw_spin_lock_init(&sy->ins_lock);
 	sy->max_keys = max_keys;
 	sy->hmask = hsize - 1;
-	sy->cnt = alloc_percpu(struct magnet_synth_cnt);
-	sy->slots = kvcalloc(hsize, sizeof(*sy->slots), GFP_KERNEL);
-	sy->keys = kvcalloc(max_keys, sizeof(*sy->keys), GFP_KERNEL);
+	sy->cnt = alloc_percpu_gfp(struct magnet_synth_cnt, gfp);
+	sy->slots = kvcalloc(hsize, sizeof(*sy->slots), gfp);
+	sy->keys = kvcalloc(max_keys, sizeof(*sy->keys), gfp);
 	if (!sy->cnt || !sy->slots || !sy->keys) {
 		magnet_synth_free(sy);
 		return NULL;
@@ -62,6 +66,11 @@ struct magnet_synth *magnet_synth_alloc(u32 max_keys)
 	for (i = 0; i < max_keys; i++)
 		raw_spin_lock_init(&sy->keys[i].lock);
 	return sy;
+}
+
+struct magnet_synth *magnet_synth_alloc(u32 max_keys)
+{
+	return magnet_synth_alloc_gfp(max_keys, GFP_KERNEL);
 }
 
 /* @sy is unlinked (or never was) and no reader can see it. */

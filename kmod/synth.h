@@ -77,6 +77,8 @@ extern struct list_head magnet_synths;
 
 /* synth.c; db.lock held */
 struct magnet_synth *magnet_synth_alloc(u32 max_keys);
+/* no lock needed: also in a sockstat caller's own context */
+struct magnet_synth *magnet_synth_alloc_gfp(u32 max_keys, gfp_t gfp);
 void magnet_synth_free(struct magnet_synth *sy);
 struct magnet_synth *magnet_synth_find(const char *name);
 unsigned int magnet_synth_count(void);

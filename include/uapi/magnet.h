@@ -893,6 +893,9 @@ struct magnet_span {
 #define MAGNET_SOCK_PERIOD_MIN_MS	10
 #define MAGNET_SOCK_PERIOD_MAX_MS	60000
 #define MAGNET_SOCK_WATCH_MAX		32	/* sockets watched system-wide */
+/* watches held by one user (real uid of the file's opener) without
+ * CAP_NET_ADMIN, over all its files: EDQUOT beyond */
+#define MAGNET_SOCK_WATCH_USER_MAX	8
 
 #define MAGNET_SOCK_F_TCP	0x1	/* the TCP fields are valid */
 #define MAGNET_SOCK_F_GONE	0x2	/* a probe module left: counts stopped */

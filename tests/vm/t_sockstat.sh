@@ -23,6 +23,12 @@
 #  7. rmmod magnet_net while a process watches: its synthesizers go; rmmod
 #     magnet is refused (EBUSY) while the process holds the sockstat file,
 #     and succeeds after.
+#  8. (run before 7) What an unprivileged user may cost (docs/THREATS.md):
+#     nobody gets EDQUOT past 8 watches while another user and root still
+#     watch; closing returns the quota; four processes of nobody looping
+#     watch/unwatch are paced (at most 16 + 10/s cycles) and a
+#     synthesizer's period records keep coming meanwhile, none more than
+#     2 s late (magnetk interleaves requests and periodic work).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
@@ -152,6 +158,78 @@ if [ -x "$AS" ]; then
 else
 	not_ok "examples/adaptive_sender built"
 fi
+
+# ---- 8. what an unprivileged user may cost (docs/THREATS.md) -------------------
+SL=(python3 "$MAGNET_REPO/tests/tools/sockstat_load.py" "$MFS/sockstat")
+oks() { local i o=; for ((i = 0; i < $1; i++)); do o+=OK,; done; echo "${o%,}"; }
+watches() { sed -n 's/^watch=//p'; }
+bg q1 setpriv --reuid=65534 --regid=65534 --clear-groups "${SL[@]}" quota 10 hold
+wait_line "$(out q1)" '^ready' 30 || diag "quota: $(cat "$(out q1)")"
+check_eq "nobody: 8 watches (MAGNET_SOCK_WATCH_USER_MAX), then EDQUOT" "$(oks 8),EDQUOT,EDQUOT" \
+	"$(kv "$(out q1)" watch)"
+check_eq "nobody over its quota: another user (1234) still watches" "OK" \
+	"$(as_other "${SL[@]}" quota 1 | watches)"
+check_eq "root has no per-user quota: 10 watches" "$(oks 10)" "$("${SL[@]}" quota 10 | watches)"
+kill "${BG_PID[q1]}" 2>/dev/null
+bg_wait q1 10
+check_eq "closing the file gives nobody its quota back: 8 watches again" "$(oks 8)" \
+	"$(as_nobody "${SL[@]}" quota 8 | watches)"
+
+# magnetk's periodic work while unprivileged watches and unwatches loop
+check "stream create tick" magnetctl stream create tick
+check "synth add tick: dev_send, size, period 100 ms" \
+	magnetctl synth add tick probe dev_send value size period 100ms stream tick
+bg ping in_a ping -q -i 0.05 "$IP_B"
+bg rec2 magnetctl record tick -o "$R/tick.trace"
+record_started rec2 || diag "record: $(cat "$(out rec2)")"
+sleep 1
+LOOPS="l1 l2 l3 l4"
+for l in $LOOPS; do
+	bg "$l" setpriv --reuid=65534 --regid=65534 --clear-groups "${SL[@]}" loop 8
+done
+cycles=0 errors=0 maxel=0 t0= t1=
+for l in $LOOPS; do
+	bg_wait "$l" 90 || diag "$l: exit $? $(cat "$(out "$l")")"
+	cycles=$((cycles + $(kv "$(out "$l")" cycles)))
+	errors=$((errors + $(kv "$(out "$l")" errors)))
+	maxel=$(python3 -c "print(max($maxel, $(kv "$(out "$l")" elapsed)))")
+	t0=${t0:-$(kv "$(out "$l")" t0)}
+	t1=$(kv "$(out "$l")" t1)
+done
+sleep 1
+check "synth del tick" magnetctl synth del tick
+kill -INT "${BG_PID[rec2]}"
+bg_wait rec2 30 || diag "recorder: exit $?"
+kill "${BG_PID[ping]}" 2>/dev/null
+diag "4 unprivileged loops: $cycles watch/unwatch cycles in ${maxel} s, $errors errors"
+check "the loops ran: at least 10 cycles, no error" test "$cycles" -ge 10 -a "$errors" -eq 0
+bound=$(python3 -c "print(int(16 + 10 * $maxel + 8))")
+check "one user's watches are paced: $cycles cycles <= 16 + 10/s ($bound)" test "$cycles" -le "$bound"
+magnetctl -j dump "$R/tick.trace" >"$R/tick.json" 2>"$R/tick.err"
+python3 - "$R/tick.json" "$t0" "$t1" >"$R/tick.out" 2>&1 <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    recs = json.loads(text)
+except ValueError:
+    recs = [json.loads(l) for l in text.splitlines() if l.strip().startswith("{")]
+if isinstance(recs, dict):
+    recs = recs.get("records", [])
+t0, t1 = int(sys.argv[2]), int(sys.argv[3])
+syn = [r for r in recs if "synth" in r and r["synth"]["name"] == "tick"]
+win = [r for r in syn if t0 <= r["synth"]["period_end"] <= t1]
+late = max([r["timestamp"] - r["synth"]["period_end"] for r in win] or [0])
+print("records=%d in_window=%d max_delay_ms=%d merged=%d"
+      % (len(syn), len(win), late // 1000000,
+         sum(1 for r in win if r["synth"]["flags"] & 2)))
+PY
+sed 's/^/# /' "$R/tick.out"
+nwin=$(kv "$R/tick.out" in_window)
+check "the synthesizer's period records kept coming during the loops: ${nwin:-?} in $maxel s (>= 1 per s)" \
+	python3 -c "import sys; sys.exit(not ${nwin:-0} >= ${maxel%.*})"
+check "and none was written more than 2 s after its period ended ($(kv "$R/tick.out" max_delay_ms) ms)" \
+	test "$(kv "$R/tick.out" max_delay_ms)" -le 2000
+check "stream delete tick" magnetctl stream delete tick
 
 # ---- 7. unloading while a process watches -------------------------------------
 tcp_sink_start sink_w 5007 || bail_out "tcp_sink"
