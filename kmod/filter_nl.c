@@ -3,12 +3,17 @@
  * FILTER_NEW, FILTER_DEL and FILTER_GET (do and dump): the control of the
  * filters, attributes nested in MAGNET_A_FILTER (docs/FILTERS.md).
  * Changes run in magnetk under db.lock; every refusal names the
- * attribute at fault.
+ * attribute at fault.  FILTER_GET needs CAP_NET_ADMIN too
+ * (docs/THREATS.md): a filter's keys name the processes, cgroups and
+ * sockets under watch, its counters measure them.
  */
 #include <net/genetlink.h>
 #include <linux/cpumask.h>
 #include "filter.h"
 #include "compat.h"
+
+#define FILTER_GET_EPERM \
+	"filters name the processes, cgroups and sockets under watch: reading them needs CAP_NET_ADMIN"
 
 const struct nla_policy magnet_filter_policy[MAGNET_FILTER_A_MAX + 1] = {
 	[MAGNET_FILTER_A_NAME]		= { .type = NLA_NUL_STRING, .len = MAGNET_NAME_MAX - 1 },
@@ -280,6 +285,10 @@ int magnet_nl_filter_get(struct sk_buff *skb, struct genl_info *info)
 	struct magnet_filter *f;
 	int err;
 
+	if (!netlink_capable(skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack, FILTER_GET_EPERM);
+		return -EPERM;
+	}
 	mutex_lock(&magnet_db.lock);
 	err = parse_nest(info, tb);
 	if (!err) {
@@ -296,6 +305,10 @@ int magnet_nl_filter_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct magnet_filter *f;
 	long idx = 0;
 
+	if (!netlink_capable(cb->skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(cb->extack, FILTER_GET_EPERM);
+		return -EPERM;
+	}
 	mutex_lock(&magnet_db.lock);
 	list_for_each_entry(f, &magnet_filters, node) {
 		if (idx++ < cb->args[0])

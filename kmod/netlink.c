@@ -4,6 +4,12 @@
  * change the instrumentation database need CAP_NET_ADMIN and are carried
  * out by magnetk; every rejection carries an extack message.  See
  * docs/NETLINK.md.
+ *
+ * What a caller without CAP_NET_ADMIN may read (docs/THREATS.md): the
+ * status, streams, correlators and the probe catalog, without the symbols
+ * of run-time kprobes; not synthesizer values nor filters (synth_nl.c,
+ * filter_nl.c), which single out processes, cgroups and sockets; not the
+ * "probes" multicast group.
  */
 #include <net/genetlink.h>
 #include <linux/cpumask.h>
@@ -39,24 +45,33 @@ enum {
 	MAGNET_MCGRP_PROBES_ID,
 };
 
+/* notifications carry run-time kprobes' symbols: admin only */
 static const struct genl_multicast_group magnet_mcgrps[] = {
-	[MAGNET_MCGRP_PROBES_ID] = { .name = MAGNET_MCGRP_PROBES },
+	[MAGNET_MCGRP_PROBES_ID] = { .name = MAGNET_MCGRP_PROBES,
+				     .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 /* ---- message builders ------------------------------------------------ */
 
-static int put_point(struct sk_buff *skb, void *obj)
+/*
+ * A point's attributes.  Without @all a run-time kprobe's (a point of
+ * this module, kprobe_dyn.c) goes without its hook: the symbol root
+ * probes is root's business; probe modules' hooks are in their source.
+ */
+static int __put_point(struct sk_buff *skb, struct magnet_point *pt,
+		       bool all)
 {
-	struct magnet_point *pt = obj;
 	struct magnet_stream *s = rcu_dereference_protected(pt->stream,
 				lockdep_is_held(&magnet_db.lock));
+	bool hook = all || pt->owner != THIS_MODULE;
 
 	if (nla_put_u32(skb, MAGNET_A_PROBE_ID, pt->id) ||
 	    nla_put_string(skb, MAGNET_A_PROBE_NAME, pt->desc->name) ||
 	    nla_put_u32(skb, MAGNET_A_PROBE_LAYER, pt->desc->layer) ||
 	    nla_put_u32(skb, MAGNET_A_PROBE_PAYLOAD, pt->desc->payload) ||
 	    nla_put_u8(skb, MAGNET_A_PROBE_ENABLED, !!s) ||
-	    nla_put_string(skb, MAGNET_A_PROBE_HOOK, pt->desc->hook ?: "") ||
+	    (hook &&
+	     nla_put_string(skb, MAGNET_A_PROBE_HOOK, pt->desc->hook ?: "")) ||
 	    nla_put_string(skb, MAGNET_A_PROBE_MODULE,
 			   pt->owner ? module_name(pt->owner) : "") ||
 	    nla_put_u64_64bit(skb, MAGNET_A_PROBE_HITS, magnet_point_hits(pt),
@@ -65,6 +80,17 @@ static int put_point(struct sk_buff *skb, void *obj)
 	if (s && nla_put_string(skb, MAGNET_A_STREAM_NAME, s->name))
 		return -EMSGSIZE;
 	return 0;
+}
+
+static int put_point(struct sk_buff *skb, void *obj)
+{
+	return __put_point(skb, obj, true);
+}
+
+/* for callers without CAP_NET_ADMIN */
+static int put_point_public(struct sk_buff *skb, void *obj)
+{
+	return __put_point(skb, obj, false);
 }
 
 static int put_stream(struct sk_buff *skb, void *obj)
@@ -279,13 +305,15 @@ static struct magnet_stream *lookup_stream(struct genl_info *info)
 
 /* ---- requests run by magnetk ----------------------------------------- */
 
-static int do_probe_get(struct genl_info *info)
+static int do_probe_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct magnet_point *pt = lookup_point(info);
 
 	if (IS_ERR(pt))
 		return PTR_ERR(pt);
-	return reply_obj(info, MAGNET_CMD_PROBE_GET, put_point, pt);
+	return reply_obj(info, MAGNET_CMD_PROBE_GET,
+			 netlink_capable(skb, CAP_NET_ADMIN) ?
+			 put_point : put_point_public, pt);
 }
 
 static int do_probe_enable(struct genl_info *info)
@@ -490,7 +518,7 @@ static int magnet_nl_probe_get(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	mutex_lock(&magnet_db.lock);
-	err = do_probe_get(info);
+	err = do_probe_get(skb, info);
 	mutex_unlock(&magnet_db.lock);
 	return err;
 }
@@ -544,6 +572,8 @@ int magnet_nl_dump_one(struct sk_buff *skb, struct netlink_callback *cb,
 
 static int magnet_nl_probe_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	put_fn put = netlink_capable(cb->skb, CAP_NET_ADMIN) ?
+		     put_point : put_point_public;
 	struct magnet_point *pt;
 	long idx = 0;
 
@@ -551,8 +581,7 @@ static int magnet_nl_probe_dump(struct sk_buff *skb, struct netlink_callback *cb
 	list_for_each_entry(pt, &magnet_db.points, node) {
 		if (idx++ < cb->args[0])
 			continue;
-		if (dump_one(skb, cb, MAGNET_CMD_PROBE_GET, put_point,
-			     pt)) {
+		if (dump_one(skb, cb, MAGNET_CMD_PROBE_GET, put, pt)) {
 			idx--;
 			break;
 		}

@@ -4,11 +4,17 @@
  * per-key values of the open period): the control of the synthesizers,
  * attributes nested in MAGNET_A_SYNTH (docs/SYNTH.md).  Changes run in
  * magnetk under db.lock; every refusal names the attribute at fault.
+ * SYNTH_GET needs CAP_NET_ADMIN too (docs/THREATS.md): a synthesizer's
+ * match keys and group keys name processes, cgroups and sockets, and its
+ * counters and values measure their traffic.
  */
 #include <net/genetlink.h>
 #include <linux/cpumask.h>
 #include "synth.h"
 #include "compat.h"
+
+#define SYNTH_GET_EPERM \
+	"synthesizers single out processes, cgroups and sockets: reading them needs CAP_NET_ADMIN"
 
 const struct nla_policy magnet_synth_policy[MAGNET_SYNTH_A_MAX + 1] = {
 	[MAGNET_SYNTH_A_NAME]		= { .type = NLA_NUL_STRING, .len = MAGNET_NAME_MAX - 1 },
@@ -469,6 +475,10 @@ int magnet_nl_synth_get(struct sk_buff *skb, struct genl_info *info)
 	struct synth_kv kv;
 	int err, idx;
 
+	if (!netlink_capable(skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(info->extack, SYNTH_GET_EPERM);
+		return -EPERM;
+	}
 	mutex_lock(&magnet_db.lock);
 	err = parse_nest(info, tb);
 	if (err)
@@ -517,6 +527,10 @@ int magnet_nl_synth_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	u32 n;
 	int err;
 
+	if (!netlink_capable(cb->skb, CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(cb->extack, SYNTH_GET_EPERM);
+		return -EPERM;
+	}
 	mutex_lock(&magnet_db.lock);
 	if (nest) {
 		err = nla_parse_nested(tb, MAGNET_SYNTH_A_MAX, nest,

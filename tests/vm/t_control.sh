@@ -3,7 +3,9 @@
 #
 # The control plane and bad input in a real kernel: status, streams and
 # probes through magnetctl, every rejected request with the kernel's extack
-# message and nothing half-done, a non-root caller, a stream deleted while
+# message and nothing half-done, a non-root caller (reads allowed; changes,
+# filters, synthesizers, run-time kprobe symbols and the probes multicast
+# group refused: docs/THREATS.md), a stream deleted while
 # it is read, probe modules unloaded under a blocked reader, and corrupt
 # trace files given to dump.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -81,6 +83,55 @@ nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$
 check "non-root may read status" nobody "$MAGNETCTL" status
 expect_fail "non-root cannot create streams" 2 "CAP_NET_ADMIN|not permitted" nobody "$MAGNETCTL" stream create s3
 if nobody cat "$path" >/dev/null 2>&1; then not_ok "non-root cannot read a stream"; else ok "non-root cannot read a stream"; fi
+
+# what a caller without CAP_NET_ADMIN may read (docs/THREATS.md): not
+# filters, not synthesizers, not the symbols of run-time kprobes, not the
+# probes group; the status, streams, correlators and the catalog it may
+GR=(python3 "$MAGNET_REPO/tests/tools/genl_req.py")
+EPF="filters name the processes, cgroups and sockets under watch: reading them needs CAP_NET_ADMIN"
+EPS="synthesizers single out processes, cgroups and sockets: reading them needs CAP_NET_ADMIN"
+check "filter add fp pid 1 drop" magnetctl filter add fp pid 1 drop
+check "synth add sp: tcp_send by pid" magnetctl synth add sp probe tcp_send by pid value size period 1s stream s2
+check "probe add kw kprobe vfs_write" magnetctl probe add kw kprobe vfs_write
+check_eq "root: FILTER_GET" "errno=0 msg=" "$("${GR[@]}" FILTER_GET FILTER=nest:NAME=str:fp)"
+check_eq "non-root: FILTER_GET refused (EPERM) with the reason" "errno=1 msg=$EPF" \
+	"$(nobody "${GR[@]}" FILTER_GET FILTER=nest:NAME=str:fp)"
+expect_fail "non-root: filter list (dump) refused with the reason" 2 "reading them needs CAP_NET_ADMIN" \
+	nobody "$MAGNETCTL" filter list
+check_eq "root: SYNTH_GET values" "errno=2 msg=synthesizer 'sp' has seen no event of that key" \
+	"$("${GR[@]}" SYNTH_GET SYNTH=nest:NAME=str:sp,VALUES=flag:,KEY_PID=u32:4194305)"
+check_eq "non-root: SYNTH_GET values refused (EPERM) with the reason" "errno=1 msg=$EPS" \
+	"$(nobody "${GR[@]}" SYNTH_GET SYNTH=nest:NAME=str:sp,VALUES=flag:,KEY_PID=u32:4194305)"
+check_eq "non-root: SYNTH_GET of the definition refused too" "errno=1 msg=$EPS" \
+	"$(nobody "${GR[@]}" SYNTH_GET SYNTH=nest:NAME=str:sp)"
+expect_fail "non-root: synth list (dump) refused" 2 "reading them needs CAP_NET_ADMIN" \
+	nobody "$MAGNETCTL" synth list
+expect_fail "non-root: synth values (dump) refused" 2 "reading them needs CAP_NET_ADMIN" \
+	nobody "$MAGNETCTL" synth show sp values
+# hook of kw and of tcp_send, as seen by "$@" ("-": none)
+hooks() {
+	"$@" "$MAGNETCTL" -j probe list | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d["probes"] if isinstance(d, dict) else d
+h = {p["name"]: p.get("hook", "") for p in d}
+print(h.get("kw", "?") or "-", h.get("tcp_send", "?") or "-")'
+}
+rh=$(hooks)
+nh=$(hooks nobody)
+check_eq "root: the run-time kprobe's hook in the probe list" "kprobe:vfs_write" "${rh%% *}"
+check_eq "non-root: the probe list without the run-time kprobe's symbol, with the probe modules' hooks" \
+	"- ${rh#* }" "$nh"
+out=$(nobody "${GR[@]}" PROBE_GET PROBE_NAME=str:kw)
+check_eq "non-root: PROBE_GET of the run-time kprobe answers (without its hook)" "errno=0 msg=" "$out"
+check_eq "non-root: joining the probes multicast group refused (EPERM)" "join=EPERM" \
+	"$(nobody python3 "$MAGNET_REPO/tests/tools/genl_mcast.py")"
+check_eq "root joins it" "join=OK" "$(python3 "$MAGNET_REPO/tests/tools/genl_mcast.py")"
+check "non-root still lists streams" nobody "$MAGNETCTL" stream list
+check "non-root still lists correlators" nobody "$MAGNETCTL" correlate list
+check "probe del kw" magnetctl probe del kw
+check "synth del sp" magnetctl synth del sp
+check "filter del fp" magnetctl filter del fp
 
 # reader blocked in read(): probe modules unload, stream deletion ends it
 cat >"$R/reader.py" <<'PY'
