@@ -6,6 +6,9 @@
 # measures and records, it asserts nothing about timing.
 #
 #   MAGNET_BENCH_MODE=quick|full  (repetitions and durations below)
+#   MAGNET_BENCH_PT_REPS, MAGNET_BENCH_PT_DUR: the perturbation part's
+#   repetitions and seconds per run; MAGNET_BENCH_SKIP: configurations to
+#   leave out (e.g. "m2 m3 bpftrace")
 #   MAGNET_BENCH_PARTS="micro perturb fixedrate drain lossless loss lossrule
 #   sampling filtering" (default: all nine)
 # (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
@@ -48,6 +51,9 @@ else
 	L_REPS=1 L_DUR=2
 	LOSS_KB="64 1024 8192"
 fi
+# the perturbation part's repetitions and seconds per run, overridden
+PT_REPS=${MAGNET_BENCH_PT_REPS:-$PT_REPS}
+PT_DUR=${MAGNET_BENCH_PT_DUR:-$PT_DUR}
 # clocksource: the guest's current one (TCG guests may fall back from tsc
 # to hpet or acpi_pm during a run: every perturbation row records it)
 clocksource() {
@@ -500,6 +506,12 @@ peer_cfgs() {
 	else
 		echo "# LTTng left out: $(tail -2 "$RAW/lttng-setup.out" 2>/dev/null)"
 	fi
+	# MAGNET_BENCH_SKIP="m2 bpftrace ...": configurations left out
+	local c keep=
+	for c in $CFGS; do
+		[[ " ${MAGNET_BENCH_SKIP:-} " == *" $c "* ]] || keep="$keep $c"
+	done
+	CFGS=${keep# }
 }
 
 P_HEADER="kernel,config,rep,goodput_mbps,sent_mbps,rcv_packets,loss_pct,sender_cpu,receiver_cpu,consumer_cpu,events,events_lost,file_kb,vm_busy_s,seconds,sent_packets,rcvbuf_drops,backlog_drops,consumer_ns,kworker_ns,trace_events,trace_lost,trace_bytes,clocksource"
