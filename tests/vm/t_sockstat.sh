@@ -190,9 +190,12 @@ done
 cycles=0 errors=0 maxel=0 t0= t1=
 for l in $LOOPS; do
 	bg_wait "$l" 90 || diag "$l: exit $? $(cat "$(out "$l")")"
-	cycles=$((cycles + $(kv "$(out "$l")" cycles)))
-	errors=$((errors + $(kv "$(out "$l")" errors)))
-	maxel=$(python3 -c "print(max($maxel, $(kv "$(out "$l")" elapsed)))")
+	n=$(kv "$(out "$l")" cycles)
+	cycles=$((cycles + ${n:-0}))
+	n=$(kv "$(out "$l")" errors)
+	errors=$((errors + ${n:-1}))
+	n=$(kv "$(out "$l")" elapsed)
+	maxel=$(python3 -c "print(max($maxel, ${n:-0}))")
 	t0=${t0:-$(kv "$(out "$l")" t0)}
 	t1=$(kv "$(out "$l")" t1)
 done
