@@ -159,15 +159,17 @@ static int write_all(struct recorder *r, const void *p, size_t n)
 
 /*
  * Take spans and write them to FILE until nothing is left or @left bytes
- * of ring records were taken (the drain after a stop).  Returns 0 (no
- * more for now), 1 (the stream ended) or an exit code.
+ * of ring records were taken (what the rings held when the recorder woke
+ * or stopped).  Returns 0 (no more for now), 1 (the stream ended) or an
+ * exit code.
  */
 static int take_spans(struct recorder *r, unsigned long long left)
 {
 	struct magnet_span_view v;
 	int ret, code;
 
-	while (left) {
+	/* at least once: metadata alone may be what made the file ready */
+	do {
 		ret = magnet_span_reader_get(r->sr, true, &v);
 		if (ret == -EAGAIN)
 			return 0;
@@ -194,7 +196,7 @@ static int take_spans(struct recorder *r, unsigned long long left)
 			mc_error("record: put span: %s", strerror(-ret));
 			return MC_EXIT_FILE;
 		}
-	}
+	} while (left);
 	return 0;
 }
 
@@ -202,6 +204,7 @@ static int take_spans(struct recorder *r, unsigned long long left)
 static int record_loop(struct recorder *r, double duration)
 {
 	double end = duration > 0 ? now_s() + duration : 0;
+	struct magnet_stream_stats st;
 	int timeout, ret;
 
 	while (!record_stop) {
@@ -214,7 +217,11 @@ static int record_loop(struct recorder *r, double duration)
 			if (timeout < 0 || left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
-		/* the rule met, its timeout, a stop or the end: take all there is */
+		/*
+		 * The rule met, its timeout, a stop or the end: take what is
+		 * there now, and no more, or a flood would keep the recorder
+		 * taking a record at a time from the sub-buffer being written.
+		 */
 		ret = magnet_stream_wait(r->in, timeout);
 		if (ret < 0 && ret != -EINTR) {
 			mc_error("record: poll stream: %s", strerror(-ret));
@@ -222,7 +229,8 @@ static int record_loop(struct recorder *r, double duration)
 		}
 		if (record_stop)
 			break;
-		ret = take_spans(r, ~0ULL);
+		ret = take_spans(r, magnet_stream_fd_stats2(r->in, &st, sizeof(st)) ?
+				    ~0ULL : st.fill);
 		if (ret)
 			return ret;
 	}
