@@ -292,17 +292,18 @@ static ssize_t reader_copy_meta(struct magnet_reader *rd, char __user *ubuf,
 
 /*
  * Read one ring; a deleted stream's ring (no writer left: @dead was read
- * after the last writer) then also gives the LOST record it still owes.
+ * after the last writer), once drained, then also gives the LOST record
+ * it still owes (magnet_ring_settle_lost(), as for spans).
  */
 static ssize_t reader_drain_ring(struct magnet_ring *r, bool dead,
 				 char __user *ubuf, size_t len, u32 *need)
 {
 	ssize_t got = magnet_ring_read(r, ubuf, len, need), tail;
 
-	if (got < 0 || !dead || *need)
+	if (got < 0 || !dead || *need || r->held)
 		return got;
-	tail = magnet_ring_read_lost_tail(r, ubuf + got, len - got, need,
-					  ktime_get_mono_fast_ns());
+	magnet_ring_settle_lost(r, ktime_get_mono_fast_ns());
+	tail = magnet_ring_read(r, ubuf + got, len - got, need);
 	if (tail < 0)
 		return got ? got : tail;
 	return got + tail;

@@ -218,50 +218,18 @@ NOKPROBE_SYMBOL(magnet_ring_flush_lost);
 /*
  * A ring whose writers are gone (its stream deleted) may still owe a LOST
  * record: the flush at deletion finds no room in a full ring.  Once the
- * reader has taken everything else, hand that record to it directly, so a
- * reader that drains to end of file sees every loss.  Returns the bytes
- * copied (0: nothing owed, or *@need set when @len cannot hold it) or
- * -EFAULT.  Reader side only, under the stream's read mutex.
- */
-ssize_t magnet_ring_read_lost_tail(struct magnet_ring *r, char __user *ubuf,
-				   size_t len, u32 *need, u64 now)
-{
-	u64 rec[(LOST_REC_SIZE + sizeof(u64) - 1) / sizeof(u64)];
-	struct magnet_rec_hdr *h = (void *)rec;
-	struct magnet_lost *l = (void *)rec + MAGNET_REC_HDR_SIZE;
-
-	magnet_ring_sync_nmi(r);
-	/* everything else was taken: read, or overwritten (flight recorder) */
-	if (!r->lost_pending ||
-	    READ_ONCE(r->bytes) != r->bytes_read + r->overwritten_bytes)
-		return 0;
-	if (len < LOST_REC_SIZE) {
-		*need = LOST_REC_SIZE;
-		return 0;
-	}
-	memset(rec, 0, sizeof(rec));
-	h->size = LOST_REC_SIZE;
-	h->event = MAGNET_EVENT_LOST;
-	h->cpu = r->cpu >= 0 ? r->cpu : raw_smp_processor_id();
-	h->timestamp = now;
-	l->count = r->lost_pending;
-	if (copy_to_user(ubuf, rec, LOST_REC_SIZE))
-		return -EFAULT;
-	r->lost_pending = 0;
-	return LOST_REC_SIZE;
-}
-
-/*
- * A ring whose writers are gone (its stream deleted), reader side: write
- * the LOST record it still owes into the room the reader made, as its
- * writer would have; named for the ring's CPU, for no task.
+ * reader has taken everything else (read, or overwritten in a flight
+ * recorder: then the next sub-buffer is free and nothing unread is
+ * overwritten), write it into the room the reader made, as its writer
+ * would have; named for the ring's CPU, for no task.  Reader side only,
+ * under the owner's read lock, with no writer left.
  */
 void magnet_ring_settle_lost(struct magnet_ring *r, u64 now)
 {
 	struct magnet_rec_hdr *h;
 
 	magnet_ring_sync_nmi(r);
-	if (!r->lost_pending)
+	if (!r->lost_pending || magnet_ring_fill(r))
 		return;
 	h = ring_space(r, LOST_REC_SIZE);
 	if (!h)

@@ -184,10 +184,10 @@ static inline bool magnet_rec_is_event(u16 event)
 /* Fill a record header; @rec points at reserved ring space. */
 void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
 			 u64 ts);
-/* a deleted stream's ring, reader side: write its owed LOST record */
+/*
+ * a deleted stream's ring, reader side, once everything else was taken:
+ * write its owed LOST record
+ */
 void magnet_ring_settle_lost(struct magnet_ring *r, u64 now);
-/* a deleted stream's ring: its LOST record that found no room */
-ssize_t magnet_ring_read_lost_tail(struct magnet_ring *r, char __user *ubuf,
-				   size_t len, u32 *need, u64 now);
 
 #endif /* _MAGNET_RING_H */

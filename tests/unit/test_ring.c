@@ -695,6 +695,9 @@ static void test_settle_lost_after_drain(void **state)
 		add(&r, 20, id, id, 32);
 	magnet_ring_flush_lost(&r, 500);	/* no room: stays pending */
 	assert_int_equal(r.lost_pending, 72);
+	/* not before everything else was taken: it would come too early */
+	magnet_ring_settle_lost(&r, 600);
+	assert_int_equal(r.lost_pending, 72);
 	take_spans(&r, true, &t);
 	kshim_cpu = 1;				/* the reader runs elsewhere */
 	magnet_ring_settle_lost(&r, 1000);
