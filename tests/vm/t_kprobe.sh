@@ -52,7 +52,7 @@ check_eq "a kretprobe with an offset is a usage error" 1 $?
 # the recording path cannot be probed: the ring's write path is
 # NOKPROBE_SYMBOL for every kprobe user (tracefs too), and MAGNET refuses
 # any point in its own core
-for sym in magnet_ring_reserve magnet_ring_commit __magnet_add magnet_write_mode; do
+for sym in magnet_ring_reserve magnet_ring_commit __magnet_add magnet_rings_write; do
 	msg=$(magnetctl probe add bad_ring kprobe "$sym" 2>&1)
 	rc=$?
 	case $msg in
@@ -62,7 +62,7 @@ for sym in magnet_ring_reserve magnet_ring_commit __magnet_add magnet_write_mode
 	*) not_ok "a kprobe on $sym is refused with the reason" "exit $rc: $msg" ;;
 	esac
 done
-msg=$(magnetctl probe add bad_core kprobe magnet_stream_stats 2>&1)
+msg=$(magnetctl probe add bad_core kprobe magnet_stream_snapshot 2>&1)
 check_eq "a kprobe elsewhere in MAGNET's core is refused (exit 2)" 2 $?
 case $msg in *"MAGNET's core"*) ok "with a message: $msg" ;; *) not_ok "message names the core" "$msg" ;; esac
 KE=/sys/kernel/tracing/kprobe_events
