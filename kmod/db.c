@@ -12,6 +12,7 @@
 #include <linux/ctype.h>
 #include <linux/mm.h>
 #include "internal.h"
+#include "sockstat.h"
 #include "compat.h"
 
 struct magnet_db magnet_db = {
@@ -288,6 +289,7 @@ static int do_unregister(void *arg)
 	mutex_lock(&magnet_db.lock);
 	magnet_synths_point_gone(pt);
 	magnet_corrs_point_gone(pt);
+	magnet_sockstat_point_gone(pt);
 	magnet_db_point_disable(pt);
 	WARN_ON(pt->users);
 	list_del(&pt->node);

@@ -16,6 +16,7 @@
 #include <linux/list.h>
 #include <linux/sched.h>
 #include "internal.h"
+#include "sockstat.h"
 
 struct magnetk_req {
 	struct list_head node;
@@ -48,8 +49,9 @@ static long magnetk_periodic(void)
 {
 	long a = magnet_synth_tick();
 	long b = magnet_corrs_tick();
+	long c = magnet_sockstat_tick();
 
-	return min(a, b);
+	return min3(a, b, c);
 }
 
 /*

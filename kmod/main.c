@@ -44,10 +44,10 @@ static void __exit magnet_exit(void)
 {
 	magnet_genl_exit();
 	magnet_kprobe_teardown();
+	magnet_sockstat_exit();
 	magnet_db_teardown();
 	magnetfs_exit();
 	magnetk_stop();
-	magnet_sockstat_exit();
 }
 
 module_init(magnet_init);

@@ -123,8 +123,15 @@ struct ss_file {
 
 static LIST_HEAD(ss_socks);		/* db.lock */
 static unsigned int ss_nr_socks;
-/* one correlator for every watched socket, while any is watched */
+/*
+ * One correlator for every watched socket, while any is watched and
+ * SS_CORR_LINGER after the last watch went: a loop of watches and
+ * unwatches does not attach and detach its hooks (code patching on every
+ * CPU) each time.  Only magnetk changes it.
+ */
 static struct magnet_corr *ss_corr;	/* db.lock */
+static unsigned long ss_corr_expire;	/* jiffies, while no socket is */
+#define SS_CORR_LINGER	(2 * HZ)
 
 #define SS_CORR_WINDOW	(50 * NSEC_PER_MSEC)
 static const char *const ss_chain[][MAGNET_CORR_ALTS_MAX + 1] = {
@@ -224,13 +231,50 @@ static void ss_sock_free(struct ss_sock *ss)
 			magnet_synth_remove(ss->sy[i]);	/* clears sy[i] */
 	list_del(&ss->node);
 	ss_nr_socks--;
-	if (!ss_nr_socks && ss_corr) {
-		/* its flushed chains find no socket: nothing to count */
+	/* the correlator lingers; magnet_sockstat_tick() deletes it */
+	if (!ss_nr_socks)
+		ss_corr_expire = jiffies + SS_CORR_LINGER;
+	sock_put(ss->sk);
+	kfree(ss);
+}
+
+/* db.lock, magnetk; its flushed chains find no socket: nothing to count */
+static void ss_corr_drop(void)
+{
+	if (ss_corr) {
 		magnet_corr_kernel_del(ss_corr);
 		ss_corr = NULL;
 	}
-	sock_put(ss->sk);
-	kfree(ss);
+}
+
+/* magnetk's periodic work: the lingering correlator's end; jiffies to it */
+long magnet_sockstat_tick(void)
+{
+	long left = MAX_SCHEDULE_TIMEOUT;
+
+	if (!READ_ONCE(ss_corr))	/* only magnetk, which runs us, sets it */
+		return left;
+	mutex_lock(&magnet_db.lock);
+	if (ss_corr && !ss_nr_socks) {
+		left = (long)(ss_corr_expire - jiffies);
+		if (left <= 0) {
+			ss_corr_drop();
+			left = MAX_SCHEDULE_TIMEOUT;
+		}
+	}
+	mutex_unlock(&magnet_db.lock);
+	return left;
+}
+
+/*
+ * A point leaves (db.c, magnetk, db.lock): a lingering correlator goes
+ * too, so that the next watch builds one on the points then present.
+ */
+void magnet_sockstat_point_gone(struct magnet_point *pt)
+{
+	lockdep_assert_held(&magnet_db.lock);
+	if (!ss_nr_socks)
+		ss_corr_drop();
 }
 
 static struct ss_watch *ss_file_find(struct ss_file *f, u64 id)
@@ -971,11 +1015,23 @@ const struct file_operations magnet_sockstat_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 };
 
-/* Module exit: every file is closed, the users left wait for nothing. */
+static int ss_do_exit(void *unused)
+{
+	mutex_lock(&magnet_db.lock);
+	ss_corr_drop();
+	mutex_unlock(&magnet_db.lock);
+	return 0;
+}
+
+/*
+ * Module exit, before the database goes: every file is closed; the
+ * lingering correlator goes, the users left wait for nothing.
+ */
 void magnet_sockstat_exit(void)
 {
 	struct ss_user *u, *tmp;
 
+	magnetk_call(ss_do_exit, NULL);
 	list_for_each_entry_safe(u, tmp, &ss_users, node) {
 		list_del(&u->node);
 		kfree(u);

@@ -13,5 +13,9 @@ struct dentry;
 extern const struct file_operations magnet_sockstat_fops;
 int magnet_sockstat_init(struct dentry *dir);
 void magnet_sockstat_exit(void);
+/* magnetk's periodic work; a point unregisters (db.lock) */
+long magnet_sockstat_tick(void);
+struct magnet_point;
+void magnet_sockstat_point_gone(struct magnet_point *pt);
 
 #endif /* _MAGNET_SOCKSTAT_H */

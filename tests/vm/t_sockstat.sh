@@ -17,7 +17,7 @@
 #     reads the other user's socket by ID.
 #  4. A subscription delivers one summary per period (N-1..N+1 in N).
 #  5. While watched the points have users; once every watcher is gone they
-#     are detached again.
+#     are detached again (the layer correlator lingers 2 s).
 #  6. The example application (examples/adaptive_sender) runs as nobody,
 #     with and without MAGNET.
 #  7. rmmod magnet_net while a process watches: its synthesizers go; rmmod
@@ -27,13 +27,15 @@
 #     nobody gets EDQUOT past 8 watches while another user and root still
 #     watch; closing returns the quota; four processes of nobody looping
 #     watch/unwatch are paced (at most 16 + 10/s cycles) and a
-#     synthesizer's period records keep coming meanwhile, none more than
-#     2 s late (magnetk interleaves requests and periodic work).
+#     synthesizer's period records keep coming meanwhile (one a second at
+#     least), none more than 6 s late (magnetk interleaves requests and
+#     periodic work; under TCG here one request took up to 2.1-2.8 s,
+#     a starved magnetk would be the whole 12 s late).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
 need_magnet
-need_tools tcp_sink sock_client
+need_tools tcp_sink sock_client udp_flood udp_sink
 need_cmd python3 setpriv
 dmesg_mark
 netns_setup || bail_out "network namespaces"
@@ -133,7 +135,12 @@ python3 "$MAGNET_REPO/tests/tools/sock_check.py" --layers --full "$R/full.trace"
 tap_import "$R/sock_check.tap"
 
 # ---- 5. nobody asks again ----------------------------------------------------
-check_eq "every watcher gone: sock_send, dev_send, ip_send, tcp_send detached again" "0 0 0 0" \
+# the layer correlator lingers 2 s after the last watch (docs/SOCKSTAT.md)
+for i in $(seq 1 50); do
+	[ "$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)" = "0 0 0 0" ] && break
+	sleep 0.2
+done
+check_eq "every watcher gone: sock_send, dev_send, ip_send, tcp_send detached again (within 10 s)" "0 0 0 0" \
 	"$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)"
 check_eq "no correlator listed (the layer correlator is internal and gone)" "[]" \
 	"$(magnetctl -j correlate list | tr -d ' \n')"
@@ -179,13 +186,16 @@ check_eq "closing the file gives nobody its quota back: 8 watches again" "$(oks 
 check "stream create tick" magnetctl stream create tick
 check "synth add tick: dev_send, size, period 100 ms" \
 	magnetctl synth add tick probe dev_send value size period 100ms stream tick
-bg ping in_a ping -q -i 0.05 "$IP_B"
+# events in every period: 20 datagrams a second from mgA (dev_send)
+bg usink in_b "$MAGNET_TOOLS/udp_sink" -t 300 5009
+wait_line "$(out usink)" '^ready' 10 || diag "udp_sink: $(cat "$(out usink)")"
+bg flood in_a "$MAGNET_TOOLS/udp_flood" -t 300 -i 50000 "$IP_B" 5009 100000 100
 bg rec2 magnetctl record tick -o "$R/tick.trace"
 record_started rec2 || diag "record: $(cat "$(out rec2)")"
 sleep 1
 LOOPS="l1 l2 l3 l4"
 for l in $LOOPS; do
-	bg "$l" setpriv --reuid=65534 --regid=65534 --clear-groups "${SL[@]}" loop 8
+	bg "$l" setpriv --reuid=65534 --regid=65534 --clear-groups "${SL[@]}" loop 12
 done
 cycles=0 errors=0 maxel=0 t0= t1=
 for l in $LOOPS; do
@@ -203,7 +213,7 @@ sleep 1
 check "synth del tick" magnetctl synth del tick
 kill -INT "${BG_PID[rec2]}"
 bg_wait rec2 30 || diag "recorder: exit $?"
-kill "${BG_PID[ping]}" 2>/dev/null
+kill "${BG_PID[flood]}" "${BG_PID[usink]}" 2>/dev/null
 diag "4 unprivileged loops: $cycles watch/unwatch cycles in ${maxel} s, $errors errors"
 check "the loops ran: at least 10 cycles, no error" test "$cycles" -ge 10 -a "$errors" -eq 0
 bound=$(python3 -c "print(int(16 + 10 * $maxel + 8))")
@@ -221,7 +231,10 @@ if isinstance(recs, dict):
 t0, t1 = int(sys.argv[2]), int(sys.argv[3])
 syn = [r for r in recs if "synth" in r and r["synth"]["name"] == "tick"]
 win = [r for r in syn if t0 <= r["synth"]["period_end"] <= t1]
-late = max([r["timestamp"] - r["synth"]["period_end"] for r in win] or [0])
+# written how long after the end of the first period it covers (a
+# MERGED record covers several: magnetk was that late for the first)
+late = max([r["timestamp"] - r["synth"]["period_start"] - 100000000
+            for r in win] or [0])
 print("records=%d in_window=%d max_delay_ms=%d merged=%d"
       % (len(syn), len(win), late // 1000000,
          sum(1 for r in win if r["synth"]["flags"] & 2)))
@@ -230,8 +243,8 @@ sed 's/^/# /' "$R/tick.out"
 nwin=$(kv "$R/tick.out" in_window)
 check "the synthesizer's period records kept coming during the loops: ${nwin:-?} in $maxel s (>= 1 per s)" \
 	python3 -c "import sys; sys.exit(not ${nwin:-0} >= ${maxel%.*})"
-check "and none was written more than 2 s after its period ended ($(kv "$R/tick.out" max_delay_ms) ms)" \
-	test "$(kv "$R/tick.out" max_delay_ms)" -le 2000
+check "and none was written more than 6 s after its (first) period ended ($(kv "$R/tick.out" max_delay_ms) ms)" \
+	test "$(kv "$R/tick.out" max_delay_ms)" -le 6000
 check "stream delete tick" magnetctl stream delete tick
 
 # ---- 7. unloading while a process watches -------------------------------------
