@@ -8,14 +8,10 @@ CAP_NET_ADMIN, docs/THREATS.md) and exits 0 if joined, 1 if refused.
 
 import errno
 import os
-import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from genl_req import (GENL_ID_CTRL, CTRL_CMD_GETFAMILY,  # noqa: E402
-                      CTRL_ATTR_FAMILY_NAME, NETLINK_GENERIC, SOL_NETLINK,
-                      NETLINK_CAP_ACK, NETLINK_EXT_ACK, attr, attrs_of,
-                      request)
+from genl_req import (SOL_NETLINK, attrs_of, magnet_family)  # noqa: E402
 
 CTRL_ATTR_MCAST_GROUPS = 7
 CTRL_ATTR_MCAST_GRP_NAME, CTRL_ATTR_MCAST_GRP_ID = 1, 2
@@ -23,12 +19,7 @@ NETLINK_ADD_MEMBERSHIP = 1
 
 
 def main():
-    sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
-    sk.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
-    sk.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
-    sk.bind((0, 0))
-    err, msg, rep = request(sk, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
-                            attr(CTRL_ATTR_FAMILY_NAME, b"magnet\0"), 1)
+    sk, (err, msg, rep) = magnet_family()
     if err or not rep:
         print("join=NOFAMILY")
         return 1

@@ -125,6 +125,17 @@ def request(sk, ftype, cmd, payload, seq):
             replies.append(body)
 
 
+def magnet_family():
+    """A generic netlink socket (acks capped, extended acks) and the
+    controller's reply about the magnet family: (sock, (err, msg, reply))."""
+    sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+    sk.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
+    sk.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+    sk.bind((0, 0))
+    return sk, request(sk, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
+                       attr(CTRL_ATTR_FAMILY_NAME, b"magnet\0"), 1)
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -142,12 +153,7 @@ def main(argv):
         if data is None:
             return 2
         payload += data
-    sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
-    sk.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
-    sk.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
-    sk.bind((0, 0))
-    err, msg, rep = request(sk, GENL_ID_CTRL, CTRL_CMD_GETFAMILY,
-                            attr(CTRL_ATTR_FAMILY_NAME, b"magnet\0"), 1)
+    sk, (err, msg, rep) = magnet_family()
     if err or not rep:
         print("errno=%d msg=family magnet not found %s" % (err, msg))
         return 1
