@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything MAGNET needs to build and to test in real kernels:
 # compilers and libraries, Debian's 6.1 kernel and headers, 6.12 from
-# bookworm-backports, qemu and a pinned virtme-ng.  Idempotent.
+# bookworm-backports, the PREEMPT_RT flavours of both (linux-image-rt-amd64:
+# 6.1-rt from bookworm, 6.12-rt from bookworm-backports), qemu and a pinned
+# virtme-ng.  Idempotent.
 set -euo pipefail
 
 VNG_VERSION=1.42
@@ -24,7 +26,7 @@ EOT
 fi
 
 stamp=/var/lib/magnet-deps.stamp
-want="v4"
+want="v5"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
 	exit 0
 fi
@@ -35,10 +37,13 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	build-essential cmake pkg-config libnl-3-dev libnl-genl-3-dev \
 	libaio-dev liburing-dev fio libcmocka-dev sparse \
 	linux-image-amd64 linux-headers-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 iproute2 iperf3 ethtool kmod busybox-static \
 	python3-pip python3-venv python3-yaml udev procps socat >/dev/null
+# the meta-packages move to 6.12; the 6.1 kernels installed above stay
 $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports \
-	linux-image-amd64 linux-headers-amd64 >/dev/null 2>&1 || \
+	linux-image-amd64 linux-headers-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 >/dev/null 2>&1 || \
 $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	'linux-image-6.12*-amd64' 'linux-headers-6.12*-amd64' >/dev/null
 if ! command -v vng >/dev/null || [ "$(vng --version 2>/dev/null | awk '{print $2}')" != "$VNG_VERSION" ]; then
