@@ -3,7 +3,9 @@
 # compilers and libraries, Debian's 6.1 kernel and headers, 6.12 from
 # bookworm-backports, the PREEMPT_RT flavours of both (linux-image-rt-amd64:
 # 6.1-rt from bookworm, 6.12-rt from bookworm-backports), qemu and a pinned
-# virtme-ng.  Idempotent.
+# virtme-ng, and what the debug-kernel tier (scripts/debug-kernel.sh)
+# builds its kernel from: linux-source-6.12 and the kernel build's tools.
+# Idempotent.
 set -euo pipefail
 
 VNG_VERSION=1.42
@@ -26,7 +28,7 @@ EOT
 fi
 
 stamp=/var/lib/magnet-deps.stamp
-want="v5"
+want="v6"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
 	exit 0
 fi
@@ -40,6 +42,9 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 iproute2 iperf3 ethtool kmod busybox-static \
 	python3-pip python3-venv python3-yaml udev procps socat >/dev/null
+# the debug-kernel tier: a kernel built from Debian's source
+$SUDO apt-get install -y -qq --no-install-recommends \
+	linux-source-6.12 flex bison bc libelf-dev libssl-dev dwarves xz-utils openssl >/dev/null
 # the meta-packages move to 6.12; the 6.1 kernels installed above stay
 $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 	linux-image-amd64 linux-headers-amd64 \
