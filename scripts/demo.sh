@@ -11,6 +11,6 @@ cd "$top"
 mkdir -p build
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >build/cmake.log 2>&1
 cmake --build build -j"$(nproc)" >build/build.log 2>&1 || { tail -n 30 build/build.log; exit 1; }
-kver=${1:-$(./scripts/kernels.sh | tail -n 1)}
+kver=${1:-$(MAGNET_RT_KERNELS=none ./scripts/kernels.sh | tail -n 1)}
 ./scripts/build-modules.sh "$kver" >/dev/null
 exec ./scripts/vm-run.sh "$kver" scripts/demo-guest.sh

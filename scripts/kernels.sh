@@ -1,13 +1,42 @@
 #!/usr/bin/env bash
 # Prints the kernel releases MAGNET is built and tested against: every
-# installed Debian kernel that has both an image in /boot and headers.
-# MAGNET_KERNELS (space separated) overrides the list.
+# installed Debian kernel that has both an image in /boot and headers,
+# the standard ones first (sorted), then the PREEMPT_RT ones.
+#
+# PREEMPT_RT kernels (CONFIG_PREEMPT_RT=y in /boot/config-*) cost a whole
+# VM suite each, so by default only the newest is listed (6.12-rt; the CI
+# time budget is in tests/vm/README.md).  MAGNET_RT_KERNELS chooses:
+#   newest (default)  the newest RT kernel
+#   all               every RT kernel (e.g. 6.1-rt too)
+#   none              no RT kernel
+# MAGNET_KERNELS (space separated) overrides the whole list, e.g.
+#   MAGNET_KERNELS=6.1.0-56-rt-amd64 ./scripts/test.sh
 set -euo pipefail
 if [ -n "${MAGNET_KERNELS:-}" ]; then
 	tr ' ' '\n' <<<"$MAGNET_KERNELS" | sed '/^$/d'
 	exit 0
 fi
-for d in /lib/modules/*/; do
+rt=${MAGNET_RT_KERNELS:-newest}
+case $rt in
+newest|all|none) ;;
+*) echo "kernels.sh: MAGNET_RT_KERNELS must be newest, all or none, not '$rt'" >&2
+   exit 2 ;;
+esac
+std=()
+rts=()
+while read -r v; do
+	if grep -qs '^CONFIG_PREEMPT_RT=y' "/boot/config-$v"; then
+		rts+=("$v")
+	else
+		std+=("$v")
+	fi
+done < <(for d in /lib/modules/*/; do
 	v=$(basename "$d")
 	[ -e "/boot/vmlinuz-$v" ] && [ -d "$d/build" ] && echo "$v"
-done | sort -V
+done | sort -V)
+[ ${#std[@]} -eq 0 ] || printf '%s\n' "${std[@]}"
+[ ${#rts[@]} -eq 0 ] && exit 0
+case $rt in
+newest) echo "${rts[-1]}" ;;
+all) printf '%s\n' "${rts[@]}" ;;
+esac
