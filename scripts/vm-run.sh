@@ -8,7 +8,10 @@
 # Boots /boot/vmlinuz-KVER (TCG, 9p root: the host filesystem read-only,
 # the VM has its own /tmp), runs SCRIPT [ARGS...] as root from the repo
 # root, and checks the kernel log afterwards.  KVER "all" runs every
-# /boot/vmlinuz-* in turn.
+# /boot/vmlinuz-* in turn.  A KVER with no /boot/vmlinuz-KVER that is the
+# release of the debug-kernel tier's kernel (scripts/debug-kernel.sh)
+# boots that kernel's bzImage from its cache, with "no5lvl" added to the
+# command line (its 5-level paging does not boot under TCG).
 #
 #   -o DIR      results directory (default build/vm-results/KVER/<script
 #               name without .sh>); writable in the guest, passed to the
@@ -87,6 +90,11 @@ if [ "$kver" = all ]; then
 fi
 
 kernel=/boot/vmlinuz-$kver
+extra_append=
+if [ ! -r "$kernel" ] && dbg=$("$repo/scripts/debug-kernel.sh" --dir-of "$kver" 2>/dev/null); then
+	kernel=$dbg/linux/arch/x86/boot/bzImage
+	extra_append=" no5lvl"
+fi
 [ -r "$kernel" ] || { echo "vm-run: no kernel $kernel" >&2; exit 2; }
 [ -f "$script" ] || { echo "vm-run: no guest script $script" >&2; exit 2; }
 command -v vng >/dev/null || { echo "vm-run: vng (virtme-ng) not found" >&2; exit 2; }
@@ -143,7 +151,7 @@ for attempt in 1 2; do
 	# kernel-console.log.
 	timeout --kill-after=15 $((timeout_s + 120)) \
 		vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
-		--verbose --append "loglevel=5${MAGNET_VM_APPEND:+ $MAGNET_VM_APPEND}" "${repo_dir[@]}" \
+		--verbose --append "loglevel=5$extra_append${MAGNET_VM_APPEND:+ $MAGNET_VM_APPEND}" "${repo_dir[@]}" \
 		--rwdir "$guest_out=$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
 		2>"$outdir/kernel-console.log" | tee "$outdir/console.log"
 	vng_rc=${PIPESTATUS[0]}
