@@ -3,8 +3,9 @@
  * magnet_selftest: a probe module for tests.  While its point "selftest"
  * is enabled, a kthread bound to each online CPU calls magnet_add() @count
  * times as fast as it can (task context) while a pinned hrtimer on the
- * same CPU adds an event every @period_us (hardirq context), so the
- * per-CPU rings see nested writers and a reader that cannot keep up.
+ * same CPU adds an event every @period_us (hardirq context, also on
+ * PREEMPT_RT: the timer is HARD, not moved to the softirq thread), so
+ * the per-CPU rings see nested writers and a reader that cannot keep up.
  * Each payload carries a per-CPU, per-context sequence number; the
  * abstract ID is the CPU.  It calls magnet_wants() first, so events a
  * filter refuses early take no sequence number.
@@ -82,7 +83,7 @@ static int st_thread(void *arg)
 	unsigned long i;
 
 	hrtimer_start(&c->timer, ns_to_ktime((u64)period_us * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL_PINNED);
+		      HRTIMER_MODE_REL_PINNED_HARD);
 	for (i = 0; i < count && !kthread_should_stop(); i++) {
 		preempt_disable();
 		st_emit(&c->seq_task, 0);
@@ -122,7 +123,7 @@ static int st_enable(struct magnet_point *pt)
 
 		c->seq_task = 0;
 		c->seq_irq = 0;
-		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		c->timer.function = st_timer_fn;
 		t = kthread_create_on_cpu(st_thread, c, cpu, "magnet_st/%u");
 		if (IS_ERR(t)) {
