@@ -421,9 +421,12 @@ static void reader_arm(struct magnet_reader *rd, unsigned int bits)
 }
 
 /*
- * From the rings' irq_work (any CPU, hard interrupt context), the read
- * timer (softirq), a deletion and the ioctls: wake, signal and schedule the readers whose
- * rule is met (all of them once the stream is dead).
+ * From the rings' irq_work (any CPU, hard interrupt context; on PREEMPT_RT
+ * the irq_work thread), the read timer (softirq; on RT its thread), a
+ * deletion and the ioctls: wake, signal and schedule the readers whose
+ * rule is met (all of them once the stream is dead).  Takes s->lock, a
+ * sleeping lock on RT: never make the irq_work IRQ_WORK_HARD_IRQ nor call
+ * this from the write path (docs/DESIGN.md, PREEMPT_RT).
  */
 void magnetfs_notify(struct magnet_stream *s)
 {
