@@ -1,25 +1,160 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * magnetctl dump [--file-order] FILE...: one record per line, the records
- * of all FILEs merged in time order (libmagnet's sorted traces: an
- * application event at its call-entry time, everything else at its header
- * timestamp); --file-order prints one FILE as it is stored.
- *   text: time CPU pid event abstract-id size (tab-separated)
+ * magnetctl dump [--file-order] [--time raw|wall|rel|delta]
+ *                [--format text|csv] [--no-header] FILE...: one record per
+ * line, the records of all FILEs merged in time order (libmagnet's sorted
+ * traces: an application event at its call-entry time, everything else at
+ * its header timestamp); --file-order prints one FILE as it is stored.
+ *   text: a "#" header line, then time CPU pid event abstract-id size
+ *         details (tab-separated; details: the payload as key=value and
+ *         comm=NAME when the trace names the thread)
+ *   csv:  the same columns (and tgid, comm) as RFC 4180 CSV with a header
  *   -j:   one JSON object per record (JSON lines) with decoded payloads
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "magnetctl.h"
 #include "output.h"
 
 #define NSEC_PER_SEC	1000000000ull
 
+enum dump_time { TIME_RAW, TIME_WALL, TIME_REL, TIME_DELTA };
+enum dump_format { FMT_TEXT, FMT_CSV };
+
+/* Thread names the trace's sched records give (tid -> comm). */
+#define COMM_LEN	16
+struct comm_ent {
+	unsigned int tid;	/* 0: free */
+	char comm[COMM_LEN];
+};
+
+struct comm_map {
+	struct comm_ent *e;
+	size_t cap, used;	/* cap: a power of two */
+};
+
 struct dump_state {
 	unsigned long long clock_hz;	/* from the latest SYSINFO */
+	unsigned long long wall_ns_at_zero;
+	bool have_sysinfo;
 	const struct magnet_decoder *dec;
+	enum dump_time time;
+	enum dump_format format;
+	bool header;
+	bool started;			/* base/prev set */
+	long long base_ns, prev_ns;	/* rel: first record; delta: last */
+	struct comm_map comms;
 };
+
+static struct comm_ent *comm_slot(struct comm_map *m, unsigned int tid)
+{
+	size_t i = (tid * 2654435761u) & (m->cap - 1);
+
+	while (m->e[i].tid && m->e[i].tid != tid)
+		i = (i + 1) & (m->cap - 1);
+	return &m->e[i];
+}
+
+static const char *comm_get(const struct comm_map *m, unsigned int tid)
+{
+	const struct comm_ent *e;
+
+	if (!tid || !m->cap)
+		return NULL;
+	e = comm_slot((struct comm_map *)m, tid);
+	return e->tid ? e->comm : NULL;
+}
+
+/* @overwrite false: keep a name already known (the prepass's first). */
+static void comm_set(struct comm_map *m, unsigned int tid, const char *comm,
+		     bool overwrite)
+{
+	struct comm_ent *e;
+
+	if (!tid || !comm[0])
+		return;
+	if (m->used + 1 > m->cap / 2) {
+		struct comm_map n = { 0 };
+		size_t i;
+
+		n.cap = m->cap ? m->cap * 2 : 1024;
+		n.e = calloc(n.cap, sizeof(*n.e));
+		if (!n.e)
+			return;		/* names are best effort */
+		for (i = 0; i < m->cap; i++) {
+			if (m->e[i].tid) {
+				*comm_slot(&n, m->e[i].tid) = m->e[i];
+				n.used++;
+			}
+		}
+		free(m->e);
+		*m = n;
+	}
+	e = comm_slot(m, tid);
+	if (e->tid && !overwrite)
+		return;
+	if (!e->tid)
+		m->used++;
+	e->tid = tid;
+	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+}
+
+/* Value of the field called @name of a MAGNET_REC_FIELDS record. */
+static bool rec_field(const struct magnet_rec *r, const char *name,
+		      unsigned long long *v, char *buf, size_t len)
+{
+	const struct magnet_field *f;
+	unsigned int i, n;
+
+	if (r->kind != MAGNET_REC_FIELDS)
+		return false;
+	f = magnet_payload_fields(r->payload_type, &n);
+	for (i = 0; f && i < n; i++) {
+		if (strcmp(f[i].name, name))
+			continue;
+		if (f[i].kind == MAGNET_FIELD_STR)
+			magnet_rec_field_str(r, &f[i], buf, len);
+		else if (v)
+			*v = r->u.fields[i];
+		return true;
+	}
+	return false;
+}
+
+static void comm_pair(struct comm_map *m, const struct magnet_rec *r,
+		      const char *pid, const char *comm, bool overwrite)
+{
+	unsigned long long tid = 0;
+	char buf[COMM_LEN + 1];
+
+	if (rec_field(r, pid, &tid, NULL, 0) &&
+	    rec_field(r, comm, NULL, buf, sizeof(buf)))
+		comm_set(m, (unsigned int)tid, buf, overwrite);
+}
+
+/* Learn thread names from sched_switch, sched_proc and sched_exec. */
+static void comm_learn(struct comm_map *m, const struct magnet_rec *r,
+		       bool overwrite)
+{
+	if (r->kind != MAGNET_REC_FIELDS)
+		return;
+	switch (r->payload_type) {
+	case MAGNET_PAYLOAD_SCHED_SWITCH:
+		comm_pair(m, r, "prev_pid", "prev_comm", overwrite);
+		comm_pair(m, r, "next_pid", "next_comm", overwrite);
+		break;
+	case MAGNET_PAYLOAD_SCHED_PROC:
+	case MAGNET_PAYLOAD_SCHED_EXEC:
+		comm_pair(m, r, "pid", "comm", overwrite);
+		break;
+	}
+}
 
 static unsigned long long to_ns(const struct dump_state *ds,
 				unsigned long long ts)
@@ -183,15 +318,8 @@ static void print_corr(const struct dump_state *ds, const struct magnet_rec *r)
 		out_uint("count", NULL, st.count);
 		out_uint("bytes", NULL, st.bytes);
 		out_close_object();
-		/* text: +delta(count) per reached step after the first */
-		if (i && i < c->reached)
-			out_text("\t+%lluns(%u)", (unsigned long long)st.delta_ns,
-				 st.count);
 	}
 	out_close_array();
-	if (c->flags)
-		out_text("\tflags=0x%x", c->flags);
-	out_text("\n");
 	out_close_object();
 }
 
@@ -251,49 +379,381 @@ static void print_payload(const struct dump_state *ds,
 	}
 }
 
-/*
- * Text: an application call after the size column, e.g.
- * "write fd=3 req=10240 ret=10240 dur=41234ns" (ret -errno on failure).
- */
-static void print_app_text(const struct magnet_rec *r)
+/* ---- text and CSV: a line's details as key=value ---- */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
-	if (r->kind != MAGNET_REC_APP || out_json())
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL,
+			      b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->p && b->len + (size_t)n < b->cap) {
+			b->len += n;
+			return;
+		}
+		{
+			size_t cap = (b->cap ? b->cap : 256);
+			char *np;
+
+			while (cap <= b->len + (size_t)n)
+				cap *= 2;
+			np = realloc(b->p, cap);
+			if (!np)
+				return;
+			b->p = np;
+			b->cap = cap;
+		}
+	}
+}
+
+/* " key=" before every pair but the first. */
+static void sb_key(struct sbuf *b, const char *k)
+{
+	sb_printf(b, "%s%s=", b->len ? " " : "", k);
+}
+
+/* A string value: bytes that would split a line or a pair as \xNN. */
+static void sb_str(struct sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c >= 0x7f || c == '\\' || c == '=')
+			sb_printf(b, "\\x%02x", c);
+		else
+			sb_printf(b, "%c", c);
+	}
+}
+
+static void sb_kstr(struct sbuf *b, const char *k, const char *v)
+{
+	sb_key(b, k);
+	sb_str(b, v);
+}
+
+static const char *clock_name(unsigned int id)
+{
+	switch (id) {
+	case 1:
+		return "monotonic";
+	case 2:
+		return "local";
+	default:
+		return "unknown";
+	}
+}
+
+static void details_fields(struct sbuf *b, const struct magnet_rec *r)
+{
+	const struct magnet_field *f;
+	unsigned int i, n;
+	char buf[128];
+
+	f = magnet_payload_fields(r->payload_type, &n);
+	for (i = 0; f && i < n; i++) {
+		switch (f[i].kind) {
+		case MAGNET_FIELD_STR:
+			sb_kstr(b, f[i].name,
+				magnet_rec_field_str(r, &f[i], buf, sizeof(buf)));
+			break;
+		case MAGNET_FIELD_INT:
+			sb_key(b, f[i].name);
+			sb_printf(b, "%lld", (long long)r->u.fields[i]);
+			break;
+		case MAGNET_FIELD_HEX:
+			sb_key(b, f[i].name);
+			sb_printf(b, "0x%llx", (unsigned long long)r->u.fields[i]);
+			break;
+		default:
+			sb_key(b, f[i].name);
+			sb_printf(b, "%llu", (unsigned long long)r->u.fields[i]);
+			break;
+		}
+	}
+	if (r->payload_type == MAGNET_PAYLOAD_IP) {
+		const unsigned char *p = (const unsigned char *)r->payload +
+					 sizeof(struct magnet_ip_payload);
+		unsigned long long hl = 0;
+		size_t k;
+
+		rec_field(r, "hdr_len", &hl, NULL, 0);
+		if (hl && hl <= 64 &&
+		    sizeof(struct magnet_ip_payload) + hl <= r->payload_len) {
+			sb_key(b, "bytes");
+			for (k = 0; k < hl; k++)
+				sb_printf(b, "%02x", p[k]);
+		}
+	}
+}
+
+/* The payload of @r as key=value pairs (@sep between CORR steps). */
+static void rec_details(const struct dump_state *ds, struct sbuf *b,
+			const struct magnet_rec *r, const char *sep)
+{
+	const struct magnet_sysinfo *si = &r->u.sysinfo;
+	const struct magnet_synth_payload *sp = &r->u.synth;
+	struct magnet_corr_step st;
+	double mean, var;
+	unsigned int i;
+
+	switch (r->kind) {
+	case MAGNET_REC_SYSINFO:
+		sb_kstr(b, "stream", si->stream);
+		sb_kstr(b, "release", si->release);
+		sb_printf(b, " clock=%s clock_hz=%llu wall_ns_at_zero=%llu"
+			  " nr_cpus=%u subbuf_size=%u subbuf_count=%u flags=0x%x"
+			  " format=%u.%u abi=%u",
+			  clock_name(si->clock_id),
+			  (unsigned long long)si->clock_hz,
+			  (unsigned long long)si->wall_ns_at_zero, si->nr_cpus,
+			  si->subbuf_size, si->subbuf_count, si->flags,
+			  si->format_major, si->format_minor, si->abi_version);
+		break;
+	case MAGNET_REC_LOST:
+		sb_printf(b, "count=%llu", (unsigned long long)r->u.lost.count);
+		break;
+	case MAGNET_REC_EVENTDEF:
+		sb_printf(b, "id=%u", r->u.eventdef.id);
+		sb_kstr(b, "name", r->u.eventdef.name);
+		sb_printf(b, " layer=%s payload=%s",
+			  magnet_layer_name(r->u.eventdef.layer),
+			  magnet_payload_name(r->u.eventdef.payload));
+		break;
+	case MAGNET_REC_NET:
+		sb_printf(b, "len=%u ifindex=%u proto=%u flags=0x%x gso_size=%u gso_segs=%u",
+			  r->u.net.len, r->u.net.ifindex, r->u.net.proto,
+			  r->u.net.flags, r->u.net.gso_size, r->u.net.gso_segs);
+		break;
+	case MAGNET_REC_FIELDS:
+		details_fields(b, r);
+		break;
+	case MAGNET_REC_SYNTH:
+		magnet_synth_moments(sp->count, sp->sum_lo, sp->sum_hi,
+				     sp->sumsq_lo, sp->sumsq_hi, &mean, &var);
+		sb_kstr(b, "synth", sp->name);
+		sb_printf(b, " count=%llu min=%llu max=%llu mean=%.6g variance=%.6g"
+			  " period_start=%llu period_end=%llu abstract_id=%llu"
+			  " event=%u cpu=%u pid=%u tgid=%u cgroup=%llu",
+			  (unsigned long long)sp->count,
+			  (unsigned long long)sp->min,
+			  (unsigned long long)sp->max, mean, var,
+			  (unsigned long long)sp->period_start,
+			  (unsigned long long)sp->period_end,
+			  (unsigned long long)sp->abstract_id, sp->event,
+			  sp->cpu, sp->pid, sp->tgid,
+			  (unsigned long long)sp->cgroup);
+		break;
+	case MAGNET_REC_CORR:
+		/* +delta(count) per reached step after the first */
+		for (i = 1; i < r->u.corr.nsteps && i < r->u.corr.reached; i++) {
+			if (magnet_rec_corr_step(ds->dec, r, i, &st))
+				break;
+			sb_printf(b, "%s+%lluns(%u)", i > 1 ? sep : "",
+				  (unsigned long long)st.delta_ns, st.count);
+		}
+		if (r->u.corr.flags)
+			sb_printf(b, "%sflags=0x%x", b->len ? sep : "",
+				  r->u.corr.flags);
+		break;
+	case MAGNET_REC_APP:
+		/* "write fd=3 req=10240 ret=10240 dur=41234ns" */
+		sb_printf(b, "%s fd=%d req=%llu ret=%lld dur=%lluns",
+			  magnet_app_call_name(r->u.app.call), r->u.app.fd,
+			  (unsigned long long)r->u.app.req,
+			  (long long)r->u.app.ret,
+			  (unsigned long long)(r->u.app.exit_ns -
+					       r->u.app.entry_ns));
+		break;
+	case MAGNET_REC_PLAIN:
+		break;
+	}
+}
+
+static void fmt_signed_ns(char *buf, size_t len, long long ns)
+{
+	unsigned long long a = ns < 0 ? -(unsigned long long)ns :
+					 (unsigned long long)ns;
+
+	snprintf(buf, len, "%s%llu.%09llu", ns < 0 ? "-" : "", a / NSEC_PER_SEC,
+		 a % NSEC_PER_SEC);
+}
+
+/* The time column as --time asks. */
+static void fmt_time(struct dump_state *ds, unsigned long long ns, char *buf,
+		     size_t len)
+{
+	unsigned long long wall;
+	struct tm tm;
+	time_t sec;
+
+	if (!ds->started) {
+		ds->base_ns = ns;
+		ds->prev_ns = ns;
+		ds->started = true;
+	}
+	switch (ds->time) {
+	case TIME_WALL:
+		if (!ds->have_sysinfo) {
+			snprintf(buf, len, "?");
+			break;
+		}
+		wall = ds->wall_ns_at_zero + ns;
+		sec = (time_t)(wall / NSEC_PER_SEC);
+		gmtime_r(&sec, &tm);
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(buf + strlen(buf), len - strlen(buf), ".%09lluZ",
+			 wall % NSEC_PER_SEC);
+		break;
+	case TIME_REL:
+		fmt_signed_ns(buf, len, (long long)ns - ds->base_ns);
+		break;
+	case TIME_DELTA:
+		fmt_signed_ns(buf, len, (long long)ns - ds->prev_ns);
+		break;
+	default:
+		snprintf(buf, len, "%llu.%09llu", ns / NSEC_PER_SEC,
+			 ns % NSEC_PER_SEC);
+		break;
+	}
+	ds->prev_ns = ns;
+}
+
+/* RFC 4180: a field with a comma, quote or line break goes in quotes. */
+static void csv_field(const char *s, bool last)
+{
+	if (strpbrk(s, ",\"\r\n")) {
+		putchar('"');
+		for (; *s; s++) {
+			if (*s == '"')
+				putchar('"');
+			putchar(*s);
+		}
+		putchar('"');
+	} else {
+		fputs(s, stdout);
+	}
+	putchar(last ? '\n' : ',');
+}
+
+static void print_header(struct dump_state *ds)
+{
+	if (!ds->header || out_json())
 		return;
-	out_text("\t%s fd=%d req=%llu ret=%lld dur=%lluns\n",
-		 magnet_app_call_name(r->u.app.call), r->u.app.fd,
-		 (unsigned long long)r->u.app.req, (long long)r->u.app.ret,
-		 (unsigned long long)(r->u.app.exit_ns - r->u.app.entry_ns));
+	ds->header = false;
+	if (ds->format == FMT_CSV)
+		printf("time,cpu,pid,tgid,comm,event,abstract_id,size,details\n");
+	else
+		printf("# time\tcpu\tpid\tevent\tabstract_id\tsize\tdetails\n");
+}
+
+static void print_line(struct dump_state *ds, const struct magnet_rec *r,
+		       unsigned long long ns)
+{
+	const char *comm = comm_get(&ds->comms, r->hdr.pid);
+	struct sbuf d = { 0 };
+	char tbuf[64], num[32];
+
+	fmt_time(ds, ns, tbuf, sizeof(tbuf));
+	rec_details(ds, &d, r, ds->format == FMT_CSV ? " " : "\t");
+	if (ds->format == FMT_CSV) {
+		csv_field(tbuf, false);
+		printf("%u,%u,%u,", r->hdr.cpu, r->hdr.pid, r->hdr.tgid);
+		csv_field(comm ? comm : "", false);
+		csv_field(r->name, false);
+		snprintf(num, sizeof(num), "%llu",
+			 (unsigned long long)r->hdr.abstract_id);
+		csv_field(num, false);
+		snprintf(num, sizeof(num), "%llu", rec_size(r));
+		csv_field(num, false);
+		csv_field(d.p ? d.p : "", true);
+	} else {
+		if (comm)
+			sb_kstr(&d, "comm", comm);
+		printf("%s\t%u\t%u\t%s\t%llu\t%llu%s%s\n", tbuf, r->hdr.cpu,
+		       r->hdr.pid, r->name,
+		       (unsigned long long)r->hdr.abstract_id, rec_size(r),
+		       d.len ? "\t" : "", d.len ? d.p : "");
+	}
+	free(d.p);
 }
 
 static void print_rec(struct dump_state *ds, const struct magnet_rec *r)
 {
+	const char *comm;
 	unsigned long long ns;
 
-	if (r->kind == MAGNET_REC_SYSINFO)
+	if (r->kind == MAGNET_REC_SYSINFO) {
 		ds->clock_hz = r->u.sysinfo.clock_hz;
+		ds->wall_ns_at_zero = r->u.sysinfo.wall_ns_at_zero;
+		ds->have_sysinfo = true;
+	}
+	comm_learn(&ds->comms, r, true);
 	/* the time the records are ordered by (an APP call's entry) */
 	ns = to_ns(ds, magnet_rec_time(r));
-	out_text("%llu.%09llu\t", ns / NSEC_PER_SEC, ns % NSEC_PER_SEC);
+	if (!out_json()) {
+		print_header(ds);
+		print_line(ds, r, ns);
+		return;
+	}
+	comm = comm_get(&ds->comms, r->hdr.pid);
 	out_open_object(NULL);
 	out_uint("timestamp", NULL, r->hdr.timestamp);
 	out_uint("time", NULL, magnet_rec_time(r));
-	out_uint("cpu", "%llu\t", r->hdr.cpu);
-	out_uint("pid", "%llu\t", r->hdr.pid);
+	if (ds->have_sysinfo)
+		out_uint("wall_ns", NULL, ds->wall_ns_at_zero + ns);
+	out_uint("cpu", NULL, r->hdr.cpu);
+	out_uint("pid", NULL, r->hdr.pid);
 	out_uint("tgid", NULL, r->hdr.tgid);
+	if (comm)
+		out_string("comm", NULL, comm);
 	out_uint("event", NULL, r->hdr.event);
-	out_string("name", "%s\t", r->name);
-	out_uint("abstract_id", "%llu\t", r->hdr.abstract_id);
+	out_string("name", NULL, r->name);
+	out_uint("abstract_id", NULL, r->hdr.abstract_id);
 	out_uint("size", NULL, r->hdr.size);
-	out_uint(NULL, r->kind == MAGNET_REC_CORR || r->kind == MAGNET_REC_APP ?
-		 "%llu" : "%llu\n", rec_size(r));
-	print_app_text(r);
 	print_payload(ds, r);
 	out_close_object();
 }
 
-static int dump_file(const char *path)
+/* Thread names first known anywhere in the trace (records before a
+ * thread's first sched event get its name too). */
+static void prepass_file(struct dump_state *ds, const char *path)
 {
-	struct dump_state ds = { 0 };
+	struct magnet_trace *t;
+	struct magnet_rec rec;
+
+	if (magnet_trace_open(path, &t))
+		return;
+	while (magnet_trace_next(t, &rec) > 0)
+		comm_learn(&ds->comms, &rec, false);
+	magnet_trace_close(t);
+}
+
+static void prepass_sorted(struct dump_state *ds, int argc, char **argv)
+{
+	struct magnet_sorted *st;
+	const struct magnet_rec *rec;
+
+	if (magnet_sorted_open((const char *const *)argv, argc, &st))
+		return;
+	while (magnet_sorted_next(st, &rec) > 0)
+		comm_learn(&ds->comms, rec, false);
+	magnet_sorted_close(st);
+}
+
+static int dump_file(struct dump_state *ds, const char *path)
+{
 	struct magnet_trace *t;
 	struct magnet_rec rec;
 	int ret;
@@ -303,9 +763,10 @@ static int dump_file(const char *path)
 		mc_error("dump: %s: %s", path, strerror(-ret));
 		return MC_EXIT_FILE;
 	}
-	ds.dec = magnet_trace_decoder(t);
+	prepass_file(ds, path);
+	ds->dec = magnet_trace_decoder(t);
 	while ((ret = magnet_trace_next(t, &rec)) > 0)
-		print_rec(&ds, &rec);
+		print_rec(ds, &rec);
 	if (ret < 0) {
 		fflush(stdout);		/* good records first, then the error */
 		mc_error("dump: %s: %s", path, magnet_trace_errmsg(t));
@@ -315,9 +776,8 @@ static int dump_file(const char *path)
 }
 
 /* All FILEs merged in time order (libmagnet's sorted traces). */
-static int dump_sorted(int argc, char **argv)
+static int dump_sorted(struct dump_state *ds, int argc, char **argv)
 {
-	struct dump_state ds = { 0 };
 	struct magnet_sorted *st;
 	const struct magnet_rec *rec;
 	int i, ret;
@@ -336,10 +796,11 @@ static int dump_sorted(int argc, char **argv)
 		mc_error("dump: %s", strerror(-ret));
 		return MC_EXIT_FILE;
 	}
+	prepass_sorted(ds, argc, argv);
 	while ((ret = magnet_sorted_next(st, &rec)) > 0) {
 		/* the record's own file's decoder (CORR steps) */
-		ds.dec = magnet_sorted_decoder(st);
-		print_rec(&ds, rec);
+		ds->dec = magnet_sorted_decoder(st);
+		print_rec(ds, rec);
 	}
 	if (ret < 0) {
 		fflush(stdout);		/* good records first, then the error */
@@ -349,25 +810,86 @@ static int dump_sorted(int argc, char **argv)
 	return ret < 0 ? MC_EXIT_FILE : MC_EXIT_OK;
 }
 
+#define DUMP_USAGE							\
+	"Usage: magnetctl dump [--file-order] [--time raw|wall|rel|delta]\n" \
+	"                      [--format text|csv] [--no-header] FILE...\n"
+
+/* "--opt VALUE" or "--opt=VALUE"; NULL if argv[*i] is not --opt. */
+static const char *opt_value(int argc, char **argv, int *i, const char *opt,
+			     bool *missing)
+{
+	size_t n = strlen(opt);
+
+	if (strncmp(argv[*i], opt, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
 int do_dump(int argc, char **argv)
 {
-	bool file_order = false;
+	struct dump_state ds = { .header = true };
+	bool file_order = false, missing = false;
+	const char *v;
+	int i, ret;
 
 	if (argc >= 1 && !strcmp(argv[0], "help")) {
-		printf("Usage: magnetctl dump [--file-order] FILE...\n");
+		printf(DUMP_USAGE);
 		return MC_EXIT_OK;
 	}
-	if (argc >= 1 && !strcmp(argv[0], "--file-order")) {
-		file_order = true;
-		argc--;
-		argv++;
+	for (i = 0; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "--file-order")) {
+			file_order = true;
+		} else if (!strcmp(argv[i], "--no-header")) {
+			ds.header = false;
+		} else if ((v = opt_value(argc, argv, &i, "--time", &missing))) {
+			if (!strcmp(v, "raw"))
+				ds.time = TIME_RAW;
+			else if (!strcmp(v, "wall"))
+				ds.time = TIME_WALL;
+			else if (!strcmp(v, "rel"))
+				ds.time = TIME_REL;
+			else if (!strcmp(v, "delta"))
+				ds.time = TIME_DELTA;
+			else
+				return mc_usage_error("dump: --time takes raw, wall, rel or delta, not '%s'",
+						      v);
+		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
+			if (!strcmp(v, "text"))
+				ds.format = FMT_TEXT;
+			else if (!strcmp(v, "csv"))
+				ds.format = FMT_CSV;
+			else
+				return mc_usage_error("dump: --format takes text or csv, not '%s'",
+						      v);
+		} else if (missing) {
+			return mc_usage_error("dump: %s needs a value", argv[i]);
+		} else {
+			return mc_usage_error("dump: unknown option '%s'", argv[i]);
+		}
 	}
+	argc -= i;
+	argv += i;
 	if (argc < 1)
 		return mc_usage_error("dump: missing FILE");
 	if (file_order && argc > 1)
 		return mc_usage_error("dump: --file-order takes one FILE, not '%s'",
 				      argv[1]);
 	if (file_order)
-		return dump_file(argv[0]);
-	return dump_sorted(argc, argv);
+		ret = dump_file(&ds, argv[0]);
+	else
+		ret = dump_sorted(&ds, argc, argv);
+	free(ds.comms.e);
+	return ret;
 }

@@ -358,6 +358,13 @@ static void test_record_missing_stream_file(void **state)
 	done(&r);
 }
 
+#define SYSINFO_TEXT							\
+	"stream=s0 release=6.1.0-test clock=monotonic clock_hz=1000000000 " \
+	"wall_ns_at_zero=1700000000000000000 nr_cpus=8 subbuf_size=262144 " \
+	"subbuf_count=2 flags=0x0 format=1.1 abi=1"
+#define NET_TEXT							\
+	"len=1448 ifindex=2 proto=6 flags=0x1 gso_size=0 gso_segs=0"
+
 static void build_trace(struct tbuf *tb)
 {
 	static const char raw[24];
@@ -383,23 +390,107 @@ static void test_dump_text(void **state)
 	r = run("dump", "--file-order", path);
 	assert_int_equal(r.code, 0);
 	assert_string_equal(r.out,
-		"0.000001000\t3\t4242\tSYSINFO\t73588229205\t152\n"
-		"0.000000000\t3\t4242\tEVENTDEF\t73588229205\t40\n"
-		"1.500000000\t3\t4242\ttcp_send\t73588229205\t1448\n"
-		"0.000000000\t3\t4242\tLOST\t73588229205\t5\n"
+		"# time\tcpu\tpid\tevent\tabstract_id\tsize\tdetails\n"
+		"0.000001000\t3\t4242\tSYSINFO\t73588229205\t152\t" SYSINFO_TEXT "\n"
+		"0.000000000\t3\t4242\tEVENTDEF\t73588229205\t40\t"
+		"id=16 name=tcp_send layer=transport payload=net\n"
+		"1.500000000\t3\t4242\ttcp_send\t73588229205\t1448\t" NET_TEXT "\n"
+		"0.000000000\t3\t4242\tLOST\t73588229205\t5\tcount=5\n"
 		"3.000000000\t3\t4242\tevent40\t73588229205\t24\n");
 	assert_string_equal(r.err, "");
 	done(&r);
 	/* by default in time order: metadata first, then by timestamp */
-	r = run("dump", path);
+	r = run("dump", "--no-header", path);
 	assert_int_equal(r.code, 0);
 	assert_string_equal(r.out,
-		"0.000001000\t3\t4242\tSYSINFO\t73588229205\t152\n"
-		"0.000000000\t3\t4242\tEVENTDEF\t73588229205\t40\n"
-		"0.000000000\t3\t4242\tLOST\t73588229205\t5\n"
-		"1.500000000\t3\t4242\ttcp_send\t73588229205\t1448\n"
+		"0.000001000\t3\t4242\tSYSINFO\t73588229205\t152\t" SYSINFO_TEXT "\n"
+		"0.000000000\t3\t4242\tEVENTDEF\t73588229205\t40\t"
+		"id=16 name=tcp_send layer=transport payload=net\n"
+		"0.000000000\t3\t4242\tLOST\t73588229205\t5\tcount=5\n"
+		"1.500000000\t3\t4242\ttcp_send\t73588229205\t1448\t" NET_TEXT "\n"
 		"3.000000000\t3\t4242\tevent40\t73588229205\t24\n");
 	assert_string_equal(r.err, "");
+	done(&r);
+	/* the time column: wall clock (SYSINFO's wall_ns_at_zero + time) */
+	r = run("dump", "--no-header", "--time", "wall", path);
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "2023-11-14T22:13:21.500000000Z\t3\t4242\ttcp_send\t");
+	assert_contains(r.out, "2023-11-14T22:13:23.000000000Z\t3\t4242\tevent40\t");
+	done(&r);
+	/* since the first record (SYSINFO at 1 us); since the previous one */
+	r = run("dump", "--no-header", "--time=rel", path);
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "0.000000000\t3\t4242\tSYSINFO\t");
+	assert_contains(r.out, "-0.000001000\t3\t4242\tEVENTDEF\t");
+	assert_contains(r.out, "1.499999000\t3\t4242\ttcp_send\t");
+	done(&r);
+	r = run("dump", "--no-header", "--time", "delta", path);
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "1.500000000\t3\t4242\ttcp_send\t");
+	assert_contains(r.out, "1.500000000\t3\t4242\tevent40\t");
+	done(&r);
+	r = run("dump", "--time", "local", path);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "--time takes raw, wall, rel or delta");
+	done(&r);
+	r = run("dump", "--format", path);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	done(&r);
+	/* CSV: a header row, one row per record, details in one column */
+	r = run("dump", "--format", "csv", "--time", "wall", path);
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "time,cpu,pid,tgid,comm,event,abstract_id,size,details\n"
+			"2023-11-14T22:13:20.000001000Z,3,4242,4240,,SYSINFO,73588229205,152,");
+	assert_contains(r.out, "\n2023-11-14T22:13:21.500000000Z,3,4242,4240,,tcp_send,"
+			"73588229205,1448," NET_TEXT "\n");
+	assert_contains(r.out, ",event40,73588229205,24,\n");
+	done(&r);
+	unlink(path);
+	tb_free(&tb);
+}
+
+/*
+ * Thread names: a sched_exec record (at 2 s) names thread 4242; every
+ * record of that thread shows it, also the ones before it (text, CSV, -j).
+ */
+static void test_dump_comm(void **state)
+{
+	struct magnet_sched_exec_payload ex;
+	struct tbuf tb;
+	const char *path;
+	struct result r;
+
+	(void)state;
+	memset(&ex, 0, sizeof(ex));
+	ex.pid = TB_PID;
+	ex.tgid = TB_TGID;
+	strcpy(ex.comm, "my app");
+	strcpy(ex.filename, "/usr/bin/app");
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 1000);
+	tb_eventdef(&tb, 16, "tcp_send", MAGNET_LAYER_TRANSPORT,
+		    MAGNET_PAYLOAD_NET);
+	tb_eventdef(&tb, 17, "sched_exec", MAGNET_LAYER_SCHED,
+		    MAGNET_PAYLOAD_SCHED_EXEC);
+	tb_net(&tb, 16, 1448, 2, 6, MAGNET_NET_F_TX);
+	tb_rec(&tb, 17, 0, 2000000000ull, &ex, sizeof(ex));
+	path = tb_write_tmp(&tb, tb.len);
+	r = run("dump", path);
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "\ttcp_send\t73588229205\t1448\t" NET_TEXT
+			" comm=my\\x20app\n");
+	assert_contains(r.out, "2.000000000\t3\t4242\tsched_exec\t73588229205\t96\t"
+			"pid=4242 tgid=4240 old_pid=0 comm=my\\x20app "
+			"filename=/usr/bin/app comm=my\\x20app\n");
+	done(&r);
+	r = run("dump", "--format", "csv", path);
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, ",4242,4240,my app,tcp_send,");
+	done(&r);
+	r = run("-j", "dump", path);
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "\"tgid\":4240,\"comm\":\"my app\",\"event\":16,");
+	assert_contains(r.out, "\"wall_ns\":1700000001500000000,");
 	done(&r);
 	unlink(path);
 	tb_free(&tb);
@@ -624,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_not_loaded),
 		cmocka_unit_test(test_record_missing_stream_file),
 		cmocka_unit_test(test_dump_text),
+		cmocka_unit_test(test_dump_comm),
 		cmocka_unit_test(test_dump_app),
 		cmocka_unit_test(test_dump_corr),
 		cmocka_unit_test(test_dump_json),
