@@ -27,7 +27,8 @@
 #
 # Builds with "nice -n 10 make -j${MAGNET_DEBUG_KERNEL_JOBS:-2}": about
 # 12-15 minutes on the 2-CPU build machine.  Last line on stdout: the
-# release; progress on stderr.
+# release; progress on stderr.  A build that was stopped (killed, a
+# machine shut down) resumes where make was on the next run.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,73 +93,80 @@ fi
 start=$(date +%s)
 $SUDO mkdir -p "$cache"
 [ -w "$cache" ] || $SUDO chown "$(id -u):$(id -g)" "$cache"
-rm -rf "$dir"
-mkdir -p "$dir/linux"
-log "$pkg $ver -> $dir"
-log "extracting $tarball"
-tar -xf "$tarball" -C "$dir/linux" --strip-components=1
+if [ -f "$dir/configured" ] && [ -f "$dir/linux/.config" ]; then
+	# a build that was stopped: make carries on where it was
+	log "resuming the build in $dir (configured $(cat "$dir/configured"); build-time counts this run only)"
+	cd "$dir/linux"
+else
+	rm -rf "$dir"
+	mkdir -p "$dir/linux"
+	log "$pkg $ver -> $dir"
+	log "extracting $tarball"
+	tar -xf "$tarball" -C "$dir/linux" --strip-components=1
 
-# The signing key of the tier's own: signs the kernel's modules
-# (MODULE_SIG_ALL) and MAGNET's (build-modules.sh); the kernel trusts its
-# certificate, so lockdown=integrity boots load MAGNET.
-key=$dir/signing_key.pem
-cat >"$dir/x509.genkey" <<EOF
-[ req ]
-default_bits = 3072
-distinguished_name = req_distinguished_name
-prompt = no
-string_mask = utf8only
-x509_extensions = myexts
+	# The signing key of the tier's own: signs the kernel's modules
+	# (MODULE_SIG_ALL) and MAGNET's (build-modules.sh); the kernel trusts its
+	# certificate, so lockdown=integrity boots load MAGNET.
+	key=$dir/signing_key.pem
+	cat >"$dir/x509.genkey" <<-EOF
+	[ req ]
+	default_bits = 3072
+	distinguished_name = req_distinguished_name
+	prompt = no
+	string_mask = utf8only
+	x509_extensions = myexts
 
-[ req_distinguished_name ]
-O = MAGNET debug-kernel tier
-CN = MAGNET debug-kernel signing key $hash
+	[ req_distinguished_name ]
+	O = MAGNET debug-kernel tier
+	CN = MAGNET debug-kernel signing key $hash
 
-[ myexts ]
-basicConstraints=critical,CA:FALSE
-keyUsage=digitalSignature
-subjectKeyIdentifier=hash
-authorityKeyIdentifier=keyid
-EOF
-openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
-	-config "$dir/x509.genkey" -outform PEM -out "$key" -keyout "$key" 2>/dev/null
-chmod 600 "$key"
+	[ myexts ]
+	basicConstraints=critical,CA:FALSE
+	keyUsage=digitalSignature
+	subjectKeyIdentifier=hash
+	authorityKeyIdentifier=keyid
+	EOF
+	openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
+		-config "$dir/x509.genkey" -outform PEM -out "$key" -keyout "$key" 2>/dev/null
+	chmod 600 "$key"
 
-cd "$dir/linux"
-log "configuring (virtme-configkernel --defconfig + debug.config)"
-{
-	cat "$frag"
-	echo "CONFIG_LOCALVERSION=\"-mdbg-${hash:0:8}\""
-	echo "# CONFIG_LOCALVERSION_AUTO is not set"
-	echo "CONFIG_MODULE_SIG_KEY=\"$key\""
-	echo 'CONFIG_SYSTEM_TRUSTED_KEYS=""'
-} >"$dir/debug.config"
-virtme-configkernel --defconfig --custom "$dir/debug.config" >"$dir/config.log" 2>&1 ||
-	{ tail -20 "$dir/config.log" >&2; exit 1; }
-cat "$post" >>.config
-make olddefconfig >>"$dir/config.log" 2>&1
-# Every y/n item asked for must have made it (a dependency missing turns
-# it off silently).
-missing=
-while IFS= read -r l; do
-	case $l in
-	CONFIG_*=y)
-		grep -qx "$l" .config || missing+=" ${l%=y}"
-		;;
-	"# CONFIG_"*" is not set")
-		s=${l#\# }
-		s=${s%% *}
-		! grep -q "^$s=[ym]" .config || missing+=" !$s"
-		;;
-	esac
-done < <(cat "$frag" "$post")
-if [ -n "$missing" ]; then
-	log "config items not as asked:$missing"
-	exit 1
+	cd "$dir/linux"
+	log "configuring (virtme-configkernel --defconfig + debug.config)"
+	{
+		cat "$frag"
+		echo "CONFIG_LOCALVERSION=\"-mdbg-${hash:0:8}\""
+		echo "# CONFIG_LOCALVERSION_AUTO is not set"
+		echo "CONFIG_MODULE_SIG_KEY=\"$key\""
+		echo 'CONFIG_SYSTEM_TRUSTED_KEYS=""'
+	} >"$dir/debug.config"
+	virtme-configkernel --defconfig --custom "$dir/debug.config" >"$dir/config.log" 2>&1 ||
+		{ tail -20 "$dir/config.log" >&2; exit 1; }
+	cat "$post" >>.config
+	make olddefconfig >>"$dir/config.log" 2>&1
+	# Every y/n item asked for must have made it (a dependency missing turns
+	# it off silently).
+	missing=
+	while IFS= read -r l; do
+		case $l in
+		CONFIG_*=y)
+			grep -qx "$l" .config || missing+=" ${l%=y}"
+			;;
+		"# CONFIG_"*" is not set")
+			s=${l#\# }
+			s=${s%% *}
+			! grep -q "^$s=[ym]" .config || missing+=" !$s"
+			;;
+		esac
+	done < <(cat "$frag" "$post")
+	if [ -n "$missing" ]; then
+		log "config items not as asked:$missing"
+		exit 1
+	fi
+	date -u +%FT%TZ >"$dir/configured"
 fi
 
 log "building (nice -n 10 make -j$jobs), log in $dir/build.log"
-if ! nice -n 10 make -j"$jobs" >"$dir/build.log" 2>&1; then
+if ! nice -n 10 make -j"$jobs" >>"$dir/build.log" 2>&1; then
 	tail -30 "$dir/build.log" >&2
 	log "build failed (log: $dir/build.log)"
 	exit 1
