@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "magnetctl.h"
 #include "output.h"
@@ -362,13 +363,43 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 	return 0;
 }
 
+/*
+ * The kernel's lockdown mode ("integrity", "confidentiality") if it is
+ * locked down, else NULL.  Lockdown refuses debugfs files that have an
+ * ioctl or mmap (stream files do) to everyone, root included.
+ */
+static const char *lockdown_mode(char *buf, size_t len)
+{
+	char *a, *b;
+	FILE *f;
+
+	f = fopen("/sys/kernel/security/lockdown", "re");
+	if (!f)
+		return NULL;
+	a = fgets(buf, len, f);
+	fclose(f);
+	if (!a || !(a = strchr(buf, '[')) || !(b = strchr(a, ']')))
+		return NULL;
+	*b = 0;
+	return strcmp(a + 1, "none") ? a + 1 : NULL;
+}
+
 static int record_open(struct recorder *r, const char *path)
 {
 	struct magnet_stream_stats st;
+	struct statfs sfs;
+	const char *mode;
+	char buf[128];
 	int err;
 
 	r->in_path = path;
 	r->in = magnet_stream_open(path, false);
+	if (r->in == -EPERM && !statfs(path, &sfs) && sfs.f_type == DEBUGFS_MAGIC &&
+	    (mode = lockdown_mode(buf, sizeof(buf)))) {
+		mc_error("record: open stream %s: %s: the kernel is locked down (%s), which refuses debugfs stream files; read the stream through magnetfs (mount -t magnetfs none %s)",
+			 path, strerror(-r->in), mode, MAGNETFS_DEFAULT_DIR);
+		return MC_EXIT_FILE;
+	}
 	if (r->in < 0) {
 		mc_error("record: open stream %s: %s", path, strerror(-r->in));
 		return r->in == -ENOENT ? MC_EXIT_NOTLOADED : MC_EXIT_FILE;
