@@ -49,7 +49,14 @@ unsigned int magnet_kreader_drain(struct magnet_kreader *kr, u64 horizon,
 	struct magnet_stream *s = kr->s;
 	unsigned int n = 0;
 
-	mutex_lock(&s->read_lock);
+	/*
+	 * A lockdep subclass of its own: magnetk drains under db.lock
+	 * (magnet_corrs_tick()) while file readers take db.lock under their
+	 * stream's read_lock (reader_copy_meta()).  Not a cycle: a stream has
+	 * a kernel reader or open files, never both (magnet_kreader_open(),
+	 * magnetfs_open()), so the two never hold the same read_lock.
+	 */
+	mutex_lock_nested(&s->read_lock, MAGNET_READ_LOCK_KREADER);
 	while (n < max) {
 		const struct magnet_rec_hdr *best = NULL, *h;
 		struct magnet_ring *br = NULL;

@@ -26,6 +26,9 @@
 struct magnet_stream;
 struct magnet_rec_hdr;
 
+/* the lockdep subclass of a stream's read_lock taken by its kernel reader */
+#define MAGNET_READ_LOCK_KREADER	SINGLE_DEPTH_NESTING
+
 struct magnet_kreader_stats {
 	u64 records;		/* all records consumed */
 	u64 events;		/* of which events (magnet_rec_is_event()) */
