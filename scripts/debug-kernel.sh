@@ -25,10 +25,11 @@
 # scripts/build-modules.sh and scripts/vm-run.sh take that release as
 # KVER; vm-run boots it with --append no5lvl (TCG has no LA57).
 #
-# Builds with "nice -n 10 make -j${MAGNET_DEBUG_KERNEL_JOBS:-2}": about
-# 12-15 minutes on the 2-CPU build machine.  Last line on stdout: the
-# release; progress on stderr.  A build that was stopped (killed, a
-# machine shut down) resumes where make was on the next run.
+# Builds with "nice -n 10 make -j${MAGNET_DEBUG_KERNEL_JOBS:-2}" (times:
+# docs/DEBUG_KERNEL.md).  Last line on stdout: the release; progress on
+# stderr.  One build per HASH at a time (flock); a second caller waits.
+# A build that was stopped (killed, a machine shut down) resumes where
+# make was on the next run.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,7 +75,7 @@ if [ -z "$ver" ] || [ ! -r "$tarball" ]; then
 fi
 # RECIPE: bump when a change to this script changes the kernel it builds.
 RECIPE=1
-hash=$( { cat "$frag" "$post"; echo "recipe $RECIPE $pkg $ver"; gcc --version | head -1; } |
+hash=$( { cat "$frag" "$post"; echo "recipe $RECIPE $pkg $ver"; gcc --version | sed -n 1p; } |
 	sha256sum | cut -c1-16)
 dir=$cache/$hash
 if [ -f "$dir/done" ]; then
@@ -90,9 +91,19 @@ if [ -f "$dir/done" ]; then
 fi
 [ "$mode" = build ] || { log "not built yet (run $0)"; exit 1; }
 
-start=$(date +%s)
 $SUDO mkdir -p "$cache"
 [ -w "$cache" ] || $SUDO chown "$(id -u):$(id -g)" "$cache"
+exec 9>"$cache/$hash.lock"
+if ! flock -n 9; then
+	log "another build of $dir is running: waiting for it"
+	flock 9
+fi
+if [ -f "$dir/done" ]; then
+	log "cached: $dir (built in $(cat "$dir/build-time") s)"
+	cat "$dir/release"
+	exit 0
+fi
+start=$(date +%s)
 if [ -f "$dir/configured" ] && [ -f "$dir/linux/.config" ]; then
 	# a build that was stopped: make carries on where it was
 	log "resuming the build in $dir (configured $(cat "$dir/configured"); build-time counts this run only)"
