@@ -71,7 +71,8 @@ int mc_ctl_open(struct magnet_ctl **h)
 	int err = magnet_ctl_open(h);
 
 	if (err == -ENOENT) {
-		mc_error("MAGNET is not loaded (no generic netlink family '%s')",
+		mc_error("MAGNET is not loaded (no generic netlink family '%s'); "
+			 "load it with 'modprobe magnet_net' (the core, magnet, comes with it) as root",
 			 MAGNET_GENL_NAME);
 		return MC_EXIT_NOTLOADED;
 	}

@@ -34,7 +34,8 @@ for d in ring kmod magnetfs probes include tests/kmod bench/kmod; do
 	cp -a "$top/$d/." "$src/$d/"
 done
 cp "$top/Kbuild" "$src/Kbuild"
-make -s -C "$kdir" M="$src" modules "$@"
+# the test and benchmark modules too (Kbuild leaves them out unless asked)
+make -s -C "$kdir" M="$src" MAGNET_TEST_MODULES=y modules "$@"
 cp "$src/magnet.ko" "$src"/probes/*.ko "$src"/tests/kmod/*.ko "$src"/bench/kmod/*.ko "$out/"
 key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(\/.*\)"$/\1/p' "$kdir/.config" 2>/dev/null || true)
 if grep -qx 'CONFIG_MODULE_SIG=y' "$kdir/.config" 2>/dev/null && [ -n "$key" ] && [ -r "$key" ] &&

@@ -4,7 +4,8 @@
 # bookworm-backports, the PREEMPT_RT flavours of both (linux-image-rt-amd64:
 # 6.1-rt from bookworm, 6.12-rt from bookworm-backports), qemu and a pinned
 # virtme-ng, and what the debug-kernel tier (scripts/debug-kernel.sh)
-# builds its kernel from: linux-source-6.12 and the kernel build's tools.
+# builds its kernel from: linux-source-6.12 and the kernel build's tools;
+# dkms (scripts/dkms-build.sh, tests/vm/t_dkms.sh).
 # Idempotent.
 set -euo pipefail
 
@@ -28,7 +29,7 @@ EOT
 fi
 
 stamp=/var/lib/magnet-deps.stamp
-want="v6"
+want="v7"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
 	exit 0
 fi
@@ -41,7 +42,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	linux-image-amd64 linux-headers-amd64 \
 	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 iproute2 iperf3 ethtool kmod busybox-static \
-	python3-pip python3-venv python3-yaml udev procps socat >/dev/null
+	python3-pip python3-venv python3-yaml udev procps socat dkms >/dev/null
 # the debug-kernel tier: a kernel built from Debian's source
 $SUDO apt-get install -y -qq --no-install-recommends \
 	linux-source-6.12 flex bison bc libelf-dev libssl-dev dwarves xz-utils openssl >/dev/null

@@ -48,6 +48,10 @@ for k in $kernels; do
 	if grep -E "warning:|error:" "$log"; then rc=1; fi
 	result "modules build without warnings on $k" $rc
 	[ $rc -eq 0 ] || continue
+	# the DKMS package, built as `dkms install` would (tests/vm/t_dkms.sh
+	# installs it in the VM and loads it with modprobe)
+	./scripts/dkms-build.sh "$k" >"build/dkms-$k.log" 2>&1
+	result "DKMS package builds on $k" $?
 	for t in tests/vm/t_*.sh; do
 		name=$(basename "$t" .sh)
 		# a locked-down boot of a kernel that trusts the modules' key:

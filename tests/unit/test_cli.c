@@ -338,7 +338,8 @@ static void test_not_loaded(void **state)
 	}
 	assert_int_equal(r.code, MC_EXIT_NOTLOADED);
 	assert_string_equal(r.err,
-		"magnetctl: MAGNET is not loaded (no generic netlink family 'magnet')\n");
+		"magnetctl: MAGNET is not loaded (no generic netlink family 'magnet'); "
+		"load it with 'modprobe magnet_net' (the core, magnet, comes with it) as root\n");
 	done(&r);
 	r = run("-j", "stream", "list");
 	assert_int_equal(r.code, MC_EXIT_NOTLOADED);
