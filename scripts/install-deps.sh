@@ -11,13 +11,35 @@ set -euo pipefail
 
 VNG_VERSION=1.42
 
+# The one release it supports is Debian 12 (bookworm): the kernels, their
+# headers and bookworm-backports come from there.  Anywhere else it says so
+# and stops before changing anything (MAGNET_SKIP_DEPS=1: install the
+# packages below by hand and go on).
+rel=$( . /etc/os-release 2>/dev/null; echo "${ID:-?} ${VERSION_CODENAME:-?}")
+if [ "$rel" != "debian bookworm" ]; then
+	pretty=$( . /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-unknown}")
+	if [ "${MAGNET_SKIP_DEPS:-}" = 1 ]; then
+		echo "install-deps: $pretty is not Debian 12 (bookworm); MAGNET_SKIP_DEPS=1: nothing installed, nothing changed" >&2
+		exit 0
+	fi
+	echo "install-deps: this host runs $pretty; this script supports Debian 12 (bookworm) only" >&2
+	echo "install-deps: nothing was changed.  Install the equivalents of the packages listed in $0" >&2
+	echo "install-deps: by hand, then run again with MAGNET_SKIP_DEPS=1" >&2
+	exit 1
+fi
+
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 
+# bookworm-backports (the 6.12 kernels) in a file of our own, unless the
+# host's sources already have it; the host's own sources are only read
 src=/etc/apt/sources.list.d/debian.sources
 bp=/etc/apt/sources.list.d/magnet-backports.sources
-if [ ! -f "$bp" ]; then
-	uri=$(sed -n 's/^URIs: *//p' "$src" | head -1)
+if [ ! -f "$bp" ] && ! grep -rqsE '^[^#]*bookworm-backports' /etc/apt/sources.list \
+	/etc/apt/sources.list.d/; then
+	uri=$(sed -n 's/^URIs: *//p' "$src" 2>/dev/null | head -1 || true)
+	[ -n "$uri" ] || uri=$(sed -n 's/^deb \(\[[^]]*\] \)\?\([^ ]*\) bookworm .*/\2/p' \
+		/etc/apt/sources.list 2>/dev/null | head -1 || true)
 	: "${uri:=http://deb.debian.org/debian}"
 	$SUDO tee "$bp" >/dev/null <<EOT
 Types: deb
