@@ -16,7 +16,8 @@
 #
 # kmemleak: before the script, a scan and "clear" (what boot left behind
 # is never reported); after it (its modules unloaded by its exit trap),
-# two scans.  Any unreferenced object they report fails the run: the
+# a scan.  Each scan waits 5 s first: kmemleak does not report objects
+# younger than that.  Any unreferenced object they report fails the run: the
 # kernel logs "N new suspected memory leaks", which the host's dmesg
 # patterns catch; the report (with each object's allocation backtrace)
 # goes to kmemleak.txt and output.log.  Any object, not only those whose
@@ -42,6 +43,8 @@ if ! mountpoint -q /sys/kernel/debug && grep -q ' kmemleak_scan$' /proc/kallsyms
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 fi
 if [ -e "$kml" ]; then
+	# objects younger than 5 s are never reported: let boot's age first
+	sleep 5
 	if { echo scan >"$kml" && echo clear >"$kml"; } 2>/dev/null; then
 		kmemleak=1
 	else
@@ -69,7 +72,9 @@ if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 	echo w >/proc/sysrq-trigger 2>/dev/null
 fi
 if [ -n "$kmemleak" ]; then
-	{ echo scan >"$kml" && sleep 1 && echo scan >"$kml"; } 2>/dev/null
+	# the test's last objects too (kmemleak skips those younger than 5 s)
+	sleep 5
+	echo scan >"$kml" 2>/dev/null
 	cat "$kml" >"$res/kmemleak.txt" 2>/dev/null
 	if [ -s "$res/kmemleak.txt" ]; then
 		{
