@@ -24,11 +24,12 @@ result() {	# result NAME RC
 
 echo "== user space: build and unit tests"
 mkdir -p build
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug >build/cmake.log 2>&1 &&
+# -Werror here (MAGNET_WERROR), not in a user's build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Debug -DMAGNET_WERROR=ON >build/cmake.log 2>&1 &&
 	cmake --build build -j"$(nproc)" 2>&1 | tail -n 20
 result "user space builds" "${PIPESTATUS[0]}"
 # the demo and the benchmarks build optimized: -O2 finds warnings -O0 does not
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DMAGNET_WERROR=ON \
 	>build/cmake-release.log 2>&1 &&
 	cmake --build build/release -j"$(nproc)" 2>&1 | tail -n 20
 result "user space builds optimized (Release)" "${PIPESTATUS[0]}"

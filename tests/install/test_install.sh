@@ -49,11 +49,23 @@ export PKG_CONFIG_SYSROOT_DIR=$dest
 export PKG_CONFIG_PATH=$root/$libdir/pkgconfig
 cflags=$(pkg-config --cflags libmagnet) && libs=$(pkg-config --libs libmagnet) ||
 	bad "pkg-config libmagnet"
+# users write #include <magnet/uapi/magnet.h>: no bare uapi/ on their path
+case " $cflags " in
+*"/magnet "*) bad "pkg-config --cflags puts \${includedir}/magnet on the include path: $cflags" ;;
+*) ok "pkg-config --cflags is the include dir alone ($cflags)" ;;
+esac
+# one version: the symbol map's newest node, the .pc file, the library's file name
+ver=$("$(dirname "$0")/../../scripts/version.sh")
+pcver=$(pkg-config --modversion libmagnet)
+[ "$pcver" = "$ver" ] && [ -e "$root/$libdir/libmagnet.so.$ver" ] &&
+	ok "version $ver in the map, the .pc file and libmagnet.so.$ver" ||
+	bad "version: scripts/version.sh $ver, .pc $pcver, $(cd "$root/$libdir" && ls libmagnet.so.*)"
 cat >"$dest/prog.c" <<'PROG'
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <magnet/libmagnet.h>
+#include <magnet/uapi/magnet.h>
 
 /* A SYSINFO and an APP record, decoded by the installed library. */
 int main(void)

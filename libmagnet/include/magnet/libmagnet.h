@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include <uapi/magnet.h>
+#include <magnet/uapi/magnet.h>
 
 #ifdef __cplusplus
 extern "C" {
