@@ -114,6 +114,7 @@ int do_probe(int argc, char **argv);
 int do_stream(int argc, char **argv);
 int do_record(int argc, char **argv);
 int do_dump(int argc, char **argv);
+int do_convert(int argc, char **argv);
 int do_filter(int argc, char **argv);
 int do_synth(int argc, char **argv);
 int do_correlate(int argc, char **argv);

@@ -100,6 +100,7 @@ static void usage(FILE *f)
 		"                        [--timeout MS] [--min-events N]\n"
 		"       magnetctl dump [--file-order] [--time raw|wall|rel|delta]\n"
 		"                      [--format text|csv] [--no-header] FILE...\n"
+		"       magnetctl convert --to pcapng [-o OUT] FILE...\n"
 		"       magnetctl filter { add NAME [KEY VALUE]... [priority N] ACTION | del NAME |\n"
 		"                          list | show NAME }\n"
 		"       magnetctl synth { add NAME probe PROBE [KEY VALUE]... [by GROUP[,GROUP]...]\n"
@@ -129,6 +130,7 @@ static const struct mc_cmd objects[] = {
 	{ "stream",	do_stream },
 	{ "record",	do_record },
 	{ "dump",	do_dump },
+	{ "convert",	do_convert },
 	{ "filter",	do_filter },
 	{ "synth",	do_synth },
 	{ "correlate",	do_correlate },

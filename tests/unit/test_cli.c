@@ -497,6 +497,139 @@ static void test_dump_comm(void **state)
 	tb_free(&tb);
 }
 
+/* An ip_hdr_* record with the first 40 bytes of an IPv4/TCP packet. */
+static void tb_ip(struct tbuf *tb, __u16 event, __u64 ts, __u32 ifindex,
+		  __u16 flags, unsigned char last_octet)
+{
+	unsigned char p[sizeof(struct magnet_ip_payload) + 40];
+	struct magnet_ip_payload ip;
+	static const unsigned char hdr[40] = {
+		0x45, 0, 0x05, 0xdc, 0x12, 0x34, 0x40, 0, 64, 6, 0, 0,
+		10, 0, 0, 1, 10, 0, 0, 2,		/* 10.0.0.1 > 10.0.0.2 */
+		0xc3, 0x50, 0x13, 0x89,			/* 50000 > 5001 */
+		0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x10, 0xff, 0xff, 0, 0, 0, 0,
+	};
+
+	memset(&ip, 0, sizeof(ip));
+	ip.version = 4;
+	ip.ihl = 5;
+	ip.ttl = 64;
+	ip.protocol = 6;
+	ip.id = 0x1234;
+	ip.tot_len = 1500;
+	ip.ifindex = ifindex;
+	ip.len = 1500;
+	ip.hdr_len = 40;
+	ip.flags = flags;
+	memcpy(p, &ip, sizeof(ip));
+	memcpy(p + sizeof(ip), hdr, sizeof(hdr));
+	p[sizeof(ip) + 19] = last_octet;
+	tb_rec(tb, event, 0, ts, p, sizeof(p));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/*
+ * convert --to pcapng: a section header, an interface per (ifindex,
+ * event) before its first packet, a packet per ip_hdr record with bytes
+ * (the bytes, the wall-clock time in ns, the IP total length, a comment);
+ * a record without bytes and other records are left out.
+ */
+static void test_convert_pcapng(void **state)
+{
+	unsigned char buf[4096];
+	struct tbuf tb;
+	char in[64], out[64];
+	unsigned int nidb = 0, nepb = 0;
+	struct result r;
+	size_t n, off;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 1000);
+	tb_eventdef(&tb, 16, "ip_hdr_send", MAGNET_LAYER_NETWORK,
+		    MAGNET_PAYLOAD_IP);
+	tb_eventdef(&tb, 17, "ip_hdr_recv", MAGNET_LAYER_NETWORK,
+		    MAGNET_PAYLOAD_IP);
+	tb_eventdef(&tb, 18, "tcp_send", MAGNET_LAYER_TRANSPORT,
+		    MAGNET_PAYLOAD_NET);
+	tb_ip(&tb, 16, 2000000000ull, 2, MAGNET_NET_F_TX, 2);
+	tb_net(&tb, 18, 1448, 2, 6, MAGNET_NET_F_TX);
+	tb_ip(&tb, 17, 2500000000ull, 2, MAGNET_NET_F_RX, 3);
+	tb_ip(&tb, 16, 3000000000ull, 2, MAGNET_NET_F_TX, 4);
+	tb_ip(&tb, 16, 3500000000ull, 3, MAGNET_NET_F_TX, 5);
+	snprintf(in, sizeof(in), "%s", tb_write_tmp(&tb, tb.len));
+	snprintf(out, sizeof(out), "/tmp/magnet-test-XXXXXX");
+	fd = mkstemp(out);
+	assert_true(fd >= 0);
+	close(fd);
+	r = run("convert", "--to", "pcapng", "-o", out, in);
+	assert_int_equal(r.code, 0);
+	assert_string_equal(r.err, "");
+	assert_contains(r.out, ": 4 packets on 3 interfaces (0 ip_hdr records without packet bytes)\n");
+	done(&r);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_true(n > 28);
+	assert_int_equal(get32(buf), 0x0A0D0D0A);
+	assert_int_equal(get32(buf + 8), 0x1A2B3C4D);
+	for (off = 0; off + 12 <= n; off += get32(buf + off + 4)) {
+		uint32_t type = get32(buf + off), len = get32(buf + off + 4);
+
+		assert_true(len >= 12 && len % 4 == 0 && off + len <= n);
+		assert_int_equal(get32(buf + off + len - 4), len);
+		if (type == 1) {
+			nidb++;
+			assert_int_equal(get32(buf + off + 8) & 0xffff, 101);
+			assert_non_null(memmem(buf + off, len, "if2:ip_hdr_send", 15) ?:
+					memmem(buf + off, len, "if2:ip_hdr_recv", 15) ?:
+					memmem(buf + off, len, "if3:ip_hdr_send", 15));
+		} else if (type == 6) {
+			uint64_t ts = (uint64_t)get32(buf + off + 12) << 32 |
+				      get32(buf + off + 16);
+
+			/* the interfaces come before their packets */
+			assert_true(get32(buf + off + 8) < nidb);
+			assert_int_equal(get32(buf + off + 20), 40);
+			assert_int_equal(get32(buf + off + 24), 1500);
+			assert_int_equal(buf[off + 28], 0x45);
+			assert_int_equal(buf[off + 28 + 19], 2 + nepb);
+			assert_true(ts == 1700000000000000000ull + 2000000000ull +
+					  500000000ull * nepb);
+			assert_non_null(memmem(buf + off, len,
+					       "cpu=3 pid=4242 tgid=4240 socket=73588229205", 43));
+			nepb++;
+		}
+	}
+	assert_int_equal(off, n);
+	assert_int_equal(nidb, 3);
+	assert_int_equal(nepb, 4);
+	/* to standard output; a trace without packet bytes: a header only */
+	r = run("convert", "--to=pcapng", in);
+	assert_int_equal(r.code, 0);
+	assert_int_equal(get32((const unsigned char *)r.out), 0x0A0D0D0A);
+	done(&r);
+	r = run("convert", "--to", "ctf", in);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	done(&r);
+	r = run("convert", in);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	done(&r);
+	unlink(out);
+	unlink(in);
+	tb_free(&tb);
+}
+
 /*
  * An application's write() (entry 1.4 s, exit 1.6 s, in the stream at
  * 2.0 s) sorts before the kernel's tcp_send of the same call (1.5 s), also
@@ -717,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_record_missing_stream_file),
 		cmocka_unit_test(test_dump_text),
 		cmocka_unit_test(test_dump_comm),
+		cmocka_unit_test(test_convert_pcapng),
 		cmocka_unit_test(test_dump_app),
 		cmocka_unit_test(test_dump_corr),
 		cmocka_unit_test(test_dump_json),
