@@ -10,6 +10,9 @@
 #   scripts/debug-kernel.sh            build if not cached; print the release
 #   scripts/debug-kernel.sh --release  print the release if built, else fail
 #   scripts/debug-kernel.sh --dir      print the cache dir if built, else fail
+#   scripts/debug-kernel.sh --config-only
+#                                      extract and configure, check the
+#                                      config, do not build
 #   scripts/debug-kernel.sh --dir-of RELEASE
 #                                      print the cache dir of a built kernel
 #                                      of that release (any config), else fail
@@ -30,12 +33,22 @@
 # stderr.  One build per HASH at a time (flock); a second caller waits.
 # A build that was stopped (killed, a machine shut down) resumes where
 # make was on the next run.
+#
+# MAGNET_DEBUG_KERNEL_VARIANT=kcsan adds scripts/debug-kernel/kcsan.config
+# after debug.config: KCSAN (data races) instead of KASAN, a kernel of
+# its own (its own HASH and release).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MAGNET_DEBUG_KERNEL_CACHE:-/var/cache/magnet/debug-kernel}
 frag=$top/scripts/debug-kernel/debug.config
 post=$top/scripts/debug-kernel/debug-post.config
+variant=${MAGNET_DEBUG_KERNEL_VARIANT:-}
+vfrag=
+if [ -n "$variant" ]; then
+	vfrag=$top/scripts/debug-kernel/$variant.config
+	[ -r "$vfrag" ] || { echo "debug-kernel: no variant '$variant' ($vfrag)" >&2; exit 2; }
+fi
 jobs=${MAGNET_DEBUG_KERNEL_JOBS:-2}
 pkg=linux-source-6.12
 tarball=/usr/src/linux-source-6.12.tar.xz
@@ -49,6 +62,7 @@ mode=build
 case ${1:-} in
 --release) mode=release ;;
 --dir) mode=dir ;;
+--config-only) mode=config ;;
 --dir-of)
 	[ $# -eq 2 ] || { echo "usage: $0 --dir-of RELEASE" >&2; exit 2; }
 	for d in "$cache"/*/; do
@@ -67,7 +81,7 @@ srcver() { dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || true; }
 
 ver=$(srcver)
 if [ -z "$ver" ] || [ ! -r "$tarball" ]; then
-	[ "$mode" = build ] || { log "$pkg is not installed"; exit 1; }
+	case $mode in build | config) ;; *) log "$pkg is not installed"; exit 1 ;; esac
 	log "installing $pkg"
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		"$pkg" flex bison bc libelf-dev libssl-dev dwarves xz-utils >/dev/null
@@ -75,7 +89,7 @@ if [ -z "$ver" ] || [ ! -r "$tarball" ]; then
 fi
 # RECIPE: bump when a change to this script changes the kernel it builds.
 RECIPE=1
-hash=$( { cat "$frag" "$post"; echo "recipe $RECIPE $pkg $ver"; gcc --version | sed -n 1p; } |
+hash=$( { cat "$frag" ${vfrag:+"$vfrag"} "$post"; echo "recipe $RECIPE $pkg $ver"; gcc --version | sed -n 1p; } |
 	sha256sum | cut -c1-16)
 dir=$cache/$hash
 if [ -f "$dir/done" ]; then
@@ -89,7 +103,7 @@ if [ -f "$dir/done" ]; then
 	esac
 	exit 0
 fi
-[ "$mode" = build ] || { log "not built yet (run $0)"; exit 1; }
+case $mode in build | config) ;; *) log "not built yet (run $0)"; exit 1 ;; esac
 
 $SUDO mkdir -p "$cache"
 [ -w "$cache" ] || $SUDO chown "$(id -u):$(id -g)" "$cache"
@@ -144,7 +158,7 @@ else
 	cd "$dir/linux"
 	log "configuring (virtme-configkernel --defconfig + debug.config)"
 	{
-		cat "$frag"
+		cat "$frag" ${vfrag:+"$vfrag"}
 		echo "CONFIG_LOCALVERSION=\"-mdbg-${hash:0:8}\""
 		echo "# CONFIG_LOCALVERSION_AUTO is not set"
 		echo "CONFIG_MODULE_SIG_KEY=\"$key\""
@@ -155,7 +169,7 @@ else
 	cat "$post" >>.config
 	make olddefconfig >>"$dir/config.log" 2>&1
 	# Every y/n item asked for must have made it (a dependency missing turns
-	# it off silently).
+	# it off silently); the last word on an item counts.
 	missing=
 	while IFS= read -r l; do
 		case $l in
@@ -168,12 +182,19 @@ else
 			! grep -q "^$s=[ym]" .config || missing+=" !$s"
 			;;
 		esac
-	done < <(cat "$frag" "$post")
+	done < <(cat "$frag" ${vfrag:+"$vfrag"} "$post" |
+		sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=y$/\1 &/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1 &/p' |
+		awk '{ k = $1; sub(/^[^ ]* /, ""); last[k] = $0; if (!(k in seen)) { seen[k] = 1; order[++n] = k } }
+		     END { for (i = 1; i <= n; i++) print last[order[i]] }')
 	if [ -n "$missing" ]; then
 		log "config items not as asked:$missing"
 		exit 1
 	fi
 	date -u +%FT%TZ >"$dir/configured"
+fi
+if [ "$mode" = config ]; then
+	log "configured: $dir/linux/.config"
+	exit 0
 fi
 
 log "building (nice -n 10 make -j$jobs), log in $dir/build.log"
