@@ -116,7 +116,7 @@ check "synth total: sock_send by id, len field, 1 h (the query)" \
 tcp_sink_start sink 5001 || bail_out "tcp_sink"
 udp_sink_start usink 5002 || bail_out "udp_sink"
 bg tcp in_a "$MAGNET_TOOLS/tcp_sender" -s 1000 -i 4 "$IP_B" 5001 150
-bg udp in_a "$MAGNET_TOOLS/udp_flood" -i 2000 "$IP_B" 5002 400 200
+bg udp in_a "$MAGNET_TOOLS/udp_flood" -t 60 -i 2000 "$IP_B" 5002 400 200
 bg_wait tcp 60 || diag "tcp_sender: exit $?"
 bg_wait udp 60 || diag "udp_flood: exit $?"
 UINO=$(kv "$(out udp)" ino)
