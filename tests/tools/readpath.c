@@ -9,7 +9,7 @@
  * test enables the udp_send probe (one 48-byte record per datagram) into
  * the stream and nothing else.  Subtests: watermark timeout timeout-empty
  * min-events nonblock poll epoll sigio aio aio-timeout aio-cancel
- * aio-hang aio-eof uring badinput.  Each prints key=value measurements,
+ * aio-hang aio-eof uring uring-hang uring-eof badinput.  Each prints key=value measurements,
  * "ok" or "FAIL: why" and exits 0 (pass), 1 (fail) or 2 (broken setup).
  * Timing assertions are generous lower bounds (a read did wait), never
  * performance assertions.
@@ -460,6 +460,62 @@ static void t_aio_eof(void)
 	io_destroy(ctx);
 }
 
+/* io_uring reads in flight, then the process waits to be killed. */
+static void t_uring_hang(void)
+{
+	static struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	int r, i;
+
+	r = io_uring_queue_init(8, &ring, 0);
+	if (r)
+		die("io_uring_queue_init: %s", strerror(-r));
+	rule(32 * 1024, 0, 0);
+	for (i = 0; i < 4; i++) {
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_read(sqe, fd, abuf[i], BUF, (__u64)-1);
+	}
+	r = io_uring_submit(&ring);
+	printf("submitted=%d\n", r);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/* io_uring reads in flight while the stream is deleted: all complete. */
+static void t_uring_eof(void)
+{
+	struct __kernel_timespec ts = { 30, 0 };
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int r, i, got = 0;
+
+	r = io_uring_queue_init(8, &ring, 0);
+	if (r)
+		die("io_uring_queue_init: %s", strerror(-r));
+	rule(32 * 1024, 0, 0);
+	for (i = 0; i < 4; i++) {
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_read(sqe, fd, abuf[i], BUF, (__u64)-1);
+	}
+	r = io_uring_submit(&ring);
+	printf("submitted=%d\n", r);
+	fflush(stdout);
+	while (got < 4) {
+		r = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
+		if (r)
+			break;
+		printf("res=%d\n", cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+		got++;
+	}
+	printf("completed=%d\n", got);
+	if (got != 4)
+		fail("%d of 4 io_uring reads completed after the deletion", got);
+	io_uring_queue_exit(&ring);
+}
+
 static void t_uring(void)
 {
 	struct __kernel_timespec ts = { 5, 0 };
@@ -637,6 +693,8 @@ static const struct {
 	{ "aio-hang", t_aio_hang },
 	{ "aio-eof", t_aio_eof },
 	{ "uring", t_uring },
+	{ "uring-hang", t_uring_hang },
+	{ "uring-eof", t_uring_eof },
 	{ "badinput", t_badinput },
 	{ "kicks", t_kicks },
 };
