@@ -51,7 +51,7 @@ EOT
 fi
 
 stamp=/var/lib/magnet-deps.stamp
-want="v8"
+want="v9"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
 	exit 0
 fi
@@ -64,7 +64,8 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	linux-image-amd64 linux-headers-amd64 \
 	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 iproute2 iperf3 ethtool kmod busybox-static \
-	python3-pip python3-venv python3-yaml udev procps socat dkms tshark >/dev/null
+	python3-pip python3-venv python3-yaml udev procps socat dkms tshark \
+	python3-jsonschema >/dev/null
 # the debug-kernel tier: a kernel built from Debian's source
 $SUDO apt-get install -y -qq --no-install-recommends \
 	linux-source-6.12 flex bison bc libelf-dev libssl-dev dwarves xz-utils openssl >/dev/null
