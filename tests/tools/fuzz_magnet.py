@@ -952,7 +952,8 @@ def main():
         raw = bytes.fromhex(a.replay_hex)
         raw = raw[:6] + struct.pack("=H", genl.fam) + raw[8:]
         try:
-            print("errno=%s msg=%s" % (errname(genl.send(raw)[0]), genl.send.__name__ and ""))
+            err, msg, offs, _ = genl.send(raw)
+            print("errno=%s msg=%s offset=%s" % (errname(err), msg, offs))
         except Hang:
             print("hang")
             return 1
