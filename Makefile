@@ -23,8 +23,10 @@ all: modules
 modules:
 	$(kmake) modules
 
+# kbuild skips depmod when the headers have no System.map (Debian's): run it
 modules_install:
 	$(kmake) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) modules_install
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
 
 clean:
 	$(kmake) clean

@@ -20,7 +20,10 @@
 #include <magnet/magnet.h>
 #include "../ring/rings.h"
 
-#define MAGNET_VERSION "0.1.0"
+/* scripts/version.sh's, passed by Kbuild */
+#ifndef MAGNET_VERSION
+#define MAGNET_VERSION "unknown"
+#endif
 
 struct dentry;
 struct genl_info;

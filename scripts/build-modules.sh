@@ -34,6 +34,7 @@ for d in ring kmod magnetfs probes include tests/kmod bench/kmod; do
 	cp -a "$top/$d/." "$src/$d/"
 done
 cp "$top/Kbuild" "$src/Kbuild"
+"$top/scripts/version.sh" >"$src/VERSION"
 # the test and benchmark modules too (Kbuild leaves them out unless asked)
 make -s -C "$kdir" M="$src" MAGNET_TEST_MODULES=y modules "$@"
 cp "$src/magnet.ko" "$src"/probes/*.ko "$src"/tests/kmod/*.ko "$src"/bench/kmod/*.ko "$out/"

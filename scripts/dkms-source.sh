@@ -20,5 +20,6 @@ for d in ring kmod magnetfs probes include; do
 	cp -a "$top/$d" "$dir/"
 done
 cp "$top/Kbuild" "$top/Makefile" "$dir/"
+echo "$ver" >"$dir/VERSION"
 sed "s/#MODULE_VERSION#/$ver/" "$top/dkms.conf" >"$dir/dkms.conf"
 echo "$dir"
