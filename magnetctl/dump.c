@@ -76,6 +76,7 @@ static void comm_set(struct comm_map *m, unsigned int tid, const char *comm,
 		     bool overwrite)
 {
 	struct comm_ent *e;
+	size_t n;
 
 	if (!tid || !comm[0])
 		return;
@@ -102,7 +103,9 @@ static void comm_set(struct comm_map *m, unsigned int tid, const char *comm,
 	if (!e->tid)
 		m->used++;
 	e->tid = tid;
-	snprintf(e->comm, sizeof(e->comm), "%s", comm);
+	n = strnlen(comm, sizeof(e->comm) - 1);
+	memcpy(e->comm, comm, n);
+	e->comm[n] = '\0';
 }
 
 /* Value of the field called @name of a MAGNET_REC_FIELDS record. */
