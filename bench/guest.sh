@@ -191,6 +191,16 @@ micro() {
 			magnetctl stream delete mb >/dev/null
 			echo "# $line lost=$lost"
 			micro_row "$KV" magnet "$len" "$rep" "$lost" "$line" >>"$csv"
+			# the same on the local clock (ftrace's clock)
+			magnetctl stream create ml subbuf-size 4M subbuf-count 8 clock local >/dev/null ||
+				bail_out "stream ml"
+			magnetctl probe enable bench stream ml >/dev/null || bail_out "enable bench"
+			line=$(bench_cmd 1 "time magnet $len $MICRO_N")
+			magnetctl probe disable bench >/dev/null
+			lost=$(stream_stat ml lost)
+			magnetctl stream delete ml >/dev/null
+			echo "# local clock: $line lost=$lost"
+			micro_row "$KV" magnet_local "$len" "$rep" "$lost" "$line" >>"$csv"
 			line=$(bench_cmd 1 "time ftrace $len $MICRO_N")
 			echo "# $line"
 			micro_row "$KV" ftrace "$len" "$rep" 0 "$line" >>"$csv"

@@ -377,19 +377,21 @@ def micro_section(kvers):
         md.append("| --- | --- | --- | --- | --- | --- |")
         order = [("empty", "0"), ("off", "0")]
         for ln in ["0", "16", "64", "256", "1024"]:
-            order += [("magnet", ln), ("ftrace", ln)]
+            order += [("magnet", ln), ("magnet_local", ln), ("ftrace", ln)]
         order.append(("magnet_full", "64"))
         names = {"empty": "timing loop alone", "off": "magnet_add(), point disabled",
-                 "magnet": "magnet_add(), enabled", "ftrace": "ftrace ring buffer reserve+commit",
+                 "magnet": "magnet_add(), enabled (monotonic clock)",
+                 "magnet_local": "magnet_add(), enabled, local clock",
+                 "ftrace": "ftrace ring buffer reserve+commit (local clock)",
                  "magnet_full": "magnet_add(), ring full (drop + count)"}
-        dat = {"magnet": [], "ftrace": []}
+        dat = {"magnet": [], "magnet_local": [], "ftrace": []}
         for k in order:
             if k not in g:
                 continue
             rs = g[k]
             ns = [fnum(r["ns_med"]) for r in rs]
             ratio = ""
-            if k[0] == "magnet" and ("ftrace", k[1]) in g:
+            if k[0] in ("magnet", "magnet_local") and ("ftrace", k[1]) in g:
                 ratio = "%.2f" % (med(ns) / med([fnum(r["ns_med"]) for r in g[("ftrace", k[1])]]))
             md.append("| %s | %s | %d | %.1f (%s) | %.0f | %s |" % (
                 names[k[0]], k[1], len(rs), med(ns), spread(ns, "%.1f"),
@@ -743,6 +745,9 @@ def findings(kvers):
             c = med([fnum(r["cyc_med"]) for r in mi[("magnet", "64")]])
             off = med([fnum(r["ns_med"]) for r in mi.get(("off", "0"), [])])
             lines.append("magnet_add() with a 64-byte payload: %.0f ns (%.0f TSC cycles) per call, %.2f x the ftrace ring buffer's %.0f ns; a disabled point: %.1f ns" % (m, c, m / f, f, off))
+            if ("magnet_local", "64") in mi:
+                ml = med([fnum(r["ns_med"]) for r in mi[("magnet_local", "64")]])
+                lines.append("magnet_add() on a local-clock stream, 64-byte payload: %.0f ns, %.2f x the ftrace ring buffer" % (ml, ml / f))
         dr = group(drain_rows(kv), "method", "len")
         if dr:
             best = max(dr, key=lambda k: med([fnum(r["MBps"]) for r in dr[k]]))
