@@ -313,6 +313,46 @@ def proc_us_per_dgram(r):
     return 1e6 * cpu / n
 
 
+HOOK_ORDER = ["sock_send", "udp_send", "ip_send", "dev_send",
+              "dev_recv", "ip_recv", "udp_recv", "sock_recv"]
+
+
+def hooks_section(kvers):
+    """Per network event: its hook on each kernel and what it costs per
+    event, from hooks.csv: CPU µs per datagram above "loaded" (the same
+    repetition's), divided by the events recorded per datagram sent."""
+    md = []
+    for kv in kvers:
+        rows = read_csv(kv, "hooks.csv")
+        if not rows:
+            continue
+        hooks = {}
+        p = os.path.join(RES, kv, "hooks.txt")
+        if os.path.exists(p):
+            for line in open(p):
+                if "," in line:
+                    k, v = line.strip().split(",", 1)
+                    hooks[k] = v
+        g = group(rows, "config")
+        base = {r["rep"]: proc_us_per_dgram(r) for r in g.get(("loaded",), [])}
+        if not base:
+            continue
+        md.append("\n#### %s\n" % kv)
+        md.append("| event | hook | n | events per datagram | CPU µs per datagram above loaded, median (min...max) | µs per event |")
+        md.append("| --- | --- | --- | --- | --- | --- |")
+        for e in HOOK_ORDER:
+            rs = g.get(("h_" + e,), [])
+            if not rs:
+                continue
+            d = [proc_us_per_dgram(r) - base[r["rep"]] for r in rs if r["rep"] in base]
+            epd = [fnum(r["events"]) / fnum(r["sent_packets"]) for r in rs
+                   if fnum(r["sent_packets"]) > 0]
+            per = med(d) / med(epd) if med(epd) else float("nan")
+            md.append("| `%s` | `%s` | %d | %.2f | %.2f (%s) | %.2f |" % (
+                e, hooks.get(e, "?"), len(rs), med(epd), med(d), spread(d, "%.2f"), per))
+    return "\n".join(md)
+
+
 def fixedrate_section(kvers):
     md = []
     for kv in kvers:
@@ -444,6 +484,14 @@ def drain_section(kvers):
             continue
         g = group(rows, "method", "len")
         md.append("\n#### %s\n" % kv)
+        mc = [fnum(r["MBps"]) for r in read_csv(kv, "memcpy.csv")]
+        if mc:
+            rec = [fnum(r["MBps"]) for k, rs in g.items() if k[0] == "record" for r in rs]
+            md.append("The VM's memcpy() bandwidth in the same run: %.0f MB/s (%s, n=%d); "
+                      "`magnetctl record` at its best record size: %.0f MB/s, %.0f %% of it.\n" % (
+                          med(mc), spread(mc, "%.0f"), len(mc),
+                          max(rec) if rec else float("nan"),
+                          100 * max(rec) / med(mc) if rec else float("nan")))
         md.append("| reader | payload B | record B | n | delivered MB/s median (min...max) | delivered events/s | produced events/s | lost % | reader CPU % |")
         md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         methods = [m for m in DRAIN_METHODS if any(k[0] == m for k in g)]
@@ -788,7 +836,7 @@ def main():
     with open(TEMPLATE) as f:
         doc = f.read()
     for key, fn in (("ENV", env_section), ("FINDINGS", findings), ("PERTURB", perturb_section),
-                    ("FIXEDRATE", fixedrate_section),
+                    ("FIXEDRATE", fixedrate_section), ("HOOKS", hooks_section),
                     ("MICRO", micro_section), ("DRAIN", drain_section),
                     ("LOSSLESS", lossless_section),
                     ("LOSS", loss_section), ("LOSSRULE", lossrule_section),
