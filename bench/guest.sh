@@ -9,12 +9,13 @@
 #   MAGNET_BENCH_PT_REPS, MAGNET_BENCH_PT_DUR: the perturbation part's
 #   repetitions and seconds per run; MAGNET_BENCH_SKIP: configurations to
 #   leave out (e.g. "m2 m3 bpftrace")
-#   MAGNET_BENCH_PARTS="micro perturb fixedrate drain lossless loss lossrule
-#   sampling filtering" (default: all nine)
+#   MAGNET_BENCH_PARTS="micro perturb fixedrate hooks drain lossless loss
+#   lossrule sampling filtering" (default: all ten); MAGNET_BENCH_HK_REPS:
+#   the hooks part's repetitions
 # (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
 #
-# Files: micro.csv, perturb.csv, fixedrate.csv, drain.csv, lossless.csv, loss.csv, lossrule.csv,
-# sampling.csv, filtering.csv, env.txt, and the
+# Files: micro.csv, perturb.csv, fixedrate.csv, hooks.csv + hooks.txt, drain.csv + memcpy.csv,
+# lossless.csv, loss.csv, lossrule.csv, sampling.csv, filtering.csv, env.txt, and the
 # raw iperf3/tcpdump/bpftrace outputs of each run under raw/.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
 
@@ -27,14 +28,14 @@ R=$MAGNET_RESULTS
 RAW=$R/raw
 mkdir -p "$RAW"
 mode=${MAGNET_BENCH_MODE:-quick}
-parts=${MAGNET_BENCH_PARTS:-micro perturb fixedrate drain lossless loss lossrule sampling filtering}
+parts=${MAGNET_BENCH_PARTS:-micro perturb fixedrate hooks drain lossless loss lossrule sampling filtering}
 # part 2b's offered rate: below what every monitored configuration carries
 FR_RATE=40M
 LOSS_KB="64 256 1024 2048 4096 8192"
 KV=$(uname -r)
 if [ "$mode" = full ]; then
 	MICRO_REPS=5 MICRO_N=20000
-	P_REPS=5 P_DUR=10
+	P_REPS=5 P_DUR=10 HK_REPS=5
 	# the perturbation part: enough interleaved runs for a bootstrap
 	# bound on each goodput ratio (single runs spread 9-13 %)
 	PT_REPS=12 PT_DUR=8
@@ -44,7 +45,7 @@ if [ "$mode" = full ]; then
 else
 	# one of each: the quick mode shows the shape in under 10 minutes
 	MICRO_REPS=2 MICRO_N=20000
-	P_REPS=1 P_DUR=2
+	P_REPS=1 P_DUR=2 HK_REPS=2
 	PT_REPS=3 PT_DUR=2
 	D_REPS=1 D_MS=1000
 	LL_REPS=1 LL_MS=1000 LL_LENS="256"
@@ -54,6 +55,7 @@ fi
 # the perturbation part's repetitions and seconds per run, overridden
 PT_REPS=${MAGNET_BENCH_PT_REPS:-$PT_REPS}
 PT_DUR=${MAGNET_BENCH_PT_DUR:-$PT_DUR}
+HK_REPS=${MAGNET_BENCH_HK_REPS:-$HK_REPS}
 # clocksource: the guest's current one (TCG guests may fall back from tsc
 # to hpet or acpi_pm during a run: every perturbation row records it)
 clocksource() {
@@ -191,6 +193,16 @@ micro() {
 			magnetctl stream delete mb >/dev/null
 			echo "# $line lost=$lost"
 			micro_row "$KV" magnet "$len" "$rep" "$lost" "$line" >>"$csv"
+			# the same on the local clock (ftrace's clock)
+			magnetctl stream create ml subbuf-size 4M subbuf-count 8 clock local >/dev/null ||
+				bail_out "stream ml"
+			magnetctl probe enable bench stream ml >/dev/null || bail_out "enable bench"
+			line=$(bench_cmd 1 "time magnet $len $MICRO_N")
+			magnetctl probe disable bench >/dev/null
+			lost=$(stream_stat ml lost)
+			magnetctl stream delete ml >/dev/null
+			echo "# local clock: $line lost=$lost"
+			micro_row "$KV" magnet_local "$len" "$rep" "$lost" "$line" >>"$csv"
 			line=$(bench_cmd 1 "time ftrace $len $MICRO_N")
 			echo "# $line"
 			micro_row "$KV" ftrace "$len" "$rep" 0 "$line" >>"$csv"
@@ -386,8 +398,15 @@ consumer_start() {
 	m1) EV=$EV1 ;; m2) EV=$EV2 ;; m3) EV=$EV3 ;; m4) EV=$EV4 ;;
 	# the kernel's default read rule: a read completes at the first record
 	m4eager) EV=$EV4 rule="--watermark 0" ;;
+	h_*) EV=${cfg#h_} ;;
 	esac
 	case $cfg in
+	h_*)
+		# one hook alone into a flight recorder nobody reads: the hook
+		# and magnet_add(), no consumer, no drop path
+		magnetctl stream create net subbuf-size 1M subbuf-count 4 overwrite >/dev/null ||
+			bail_out "stream net"
+		magnetctl probe enable "$EV" stream net >/dev/null || bail_out "enable $EV" ;;
 	m*)
 		magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
 		# shellcheck disable=SC2086
@@ -421,6 +440,10 @@ consumer_stop() {
 	local cfg=$1 tag=$2 o wr
 	PROD=0 LOST=0 TR_EV="" TR_LOST="" TR_BYTES=""
 	case $cfg in
+	h_*)
+		magnetctl probe disable "$EV" >/dev/null
+		read -r PROD TR_EV LOST < <(stream_stat net produced written lost)
+		magnetctl stream delete net >/dev/null ;;
 	m*)
 		# shellcheck disable=SC2086
 		magnetctl probe disable $EV >/dev/null
@@ -555,6 +578,28 @@ perturb() {
 #     consumer CPU per datagram; vm_busy_s, the whole VM's busy time from
 #     /proc/stat, undercounts under TCG and is only recorded)
 # ------------------------------------------------------------------
+# ------------------------------------------------------------------
+# 2c. cost of each hook: each network event alone into a flight recorder
+#     that nobody reads (so no consumer and no drop path: the hook and
+#     magnet_add() only), under the flood of 2b at $FR_RATE; bench/report.py
+#     divides the CPU per datagram above "loaded" by the events per
+#     datagram.  hooks.txt: each event's hook on this kernel.
+# ------------------------------------------------------------------
+HOOK_EVENTS="sock_send udp_send ip_send dev_send dev_recv ip_recv udp_recv sock_recv"
+hooks() {
+	local e cfgs=loaded
+	magnetctl -j probe list | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d["probes"] if isinstance(d, dict) else d
+for p in d:
+    if p["module"] == "magnet_net":
+        print("%s,%s" % (p["name"], p["hook"]))' >"$R/hooks.txt"
+	for e in $HOOK_EVENTS; do cfgs="$cfgs h_$e"; done
+	echo "$P_HEADER" >"$R/hooks.csv"
+	P_CSV=$R/hooks.csv P_TAG=hooks. IP_RATE=$FR_RATE run_cfgs "$cfgs" "$HK_REPS"
+}
+
 fixedrate() {
 	peer_cfgs none loaded m1 m4 m4eager tcpdump
 	echo "$P_HEADER" >"$R/fixedrate.csv"
@@ -622,10 +667,15 @@ drain_one() {	# drain_one METHOD LEN REP
 }
 
 drain() {
-	local rep len m methods=record
+	local rep len m line methods=record
 	[ -x "$MAGNET_TOOLS/stream_drain" ] && methods="record read aio uring"
 	echo "kernel,method,len,rep,seconds,produced,lost,read,bytes,MBps,events_per_s,loss_pct,reader_cpu" >"$R/drain.csv"
+	echo "kernel,rep,MBps" >"$R/memcpy.csv"
 	for rep in $(seq 1 "$D_REPS"); do
+		# what a copy of whole sub-buffers could reach: memcpy() on CPU 1
+		line=$(bench_cmd 1 "memcpy 2048") &&
+			echo "$KV,$rep,$(sed -E 's/.*MBps=([0-9]+).*/\1/' <<<"$line")" >>"$R/memcpy.csv"
+		echo "# memcpy: $line"
 		for len in 24 64 256 1024 4064; do
 			for m in $methods; do
 				drain_one "$m" "$len" "$rep"

@@ -313,6 +313,46 @@ def proc_us_per_dgram(r):
     return 1e6 * cpu / n
 
 
+HOOK_ORDER = ["sock_send", "udp_send", "ip_send", "dev_send",
+              "dev_recv", "ip_recv", "udp_recv", "sock_recv"]
+
+
+def hooks_section(kvers):
+    """Per network event: its hook on each kernel and what it costs per
+    event, from hooks.csv: CPU µs per datagram above "loaded" (the same
+    repetition's), divided by the events recorded per datagram sent."""
+    md = []
+    for kv in kvers:
+        rows = read_csv(kv, "hooks.csv")
+        if not rows:
+            continue
+        hooks = {}
+        p = os.path.join(RES, kv, "hooks.txt")
+        if os.path.exists(p):
+            for line in open(p):
+                if "," in line:
+                    k, v = line.strip().split(",", 1)
+                    hooks[k] = v
+        g = group(rows, "config")
+        base = {r["rep"]: proc_us_per_dgram(r) for r in g.get(("loaded",), [])}
+        if not base:
+            continue
+        md.append("\n#### %s\n" % kv)
+        md.append("| event | hook | n | events per datagram | CPU µs per datagram above loaded, median (min...max) | µs per event |")
+        md.append("| --- | --- | --- | --- | --- | --- |")
+        for e in HOOK_ORDER:
+            rs = g.get(("h_" + e,), [])
+            if not rs:
+                continue
+            d = [proc_us_per_dgram(r) - base[r["rep"]] for r in rs if r["rep"] in base]
+            epd = [fnum(r["events"]) / fnum(r["sent_packets"]) for r in rs
+                   if fnum(r["sent_packets"]) > 0]
+            per = med(d) / med(epd) if med(epd) else float("nan")
+            md.append("| `%s` | `%s` | %d | %.2f | %.2f (%s) | %.2f |" % (
+                e, hooks.get(e, "?"), len(rs), med(epd), med(d), spread(d, "%.2f"), per))
+    return "\n".join(md)
+
+
 def fixedrate_section(kvers):
     md = []
     for kv in kvers:
@@ -377,19 +417,21 @@ def micro_section(kvers):
         md.append("| --- | --- | --- | --- | --- | --- |")
         order = [("empty", "0"), ("off", "0")]
         for ln in ["0", "16", "64", "256", "1024"]:
-            order += [("magnet", ln), ("ftrace", ln)]
+            order += [("magnet", ln), ("magnet_local", ln), ("ftrace", ln)]
         order.append(("magnet_full", "64"))
         names = {"empty": "timing loop alone", "off": "magnet_add(), point disabled",
-                 "magnet": "magnet_add(), enabled", "ftrace": "ftrace ring buffer reserve+commit",
+                 "magnet": "magnet_add(), enabled (monotonic clock)",
+                 "magnet_local": "magnet_add(), enabled, local clock",
+                 "ftrace": "ftrace ring buffer reserve+commit (local clock)",
                  "magnet_full": "magnet_add(), ring full (drop + count)"}
-        dat = {"magnet": [], "ftrace": []}
+        dat = {"magnet": [], "magnet_local": [], "ftrace": []}
         for k in order:
             if k not in g:
                 continue
             rs = g[k]
             ns = [fnum(r["ns_med"]) for r in rs]
             ratio = ""
-            if k[0] == "magnet" and ("ftrace", k[1]) in g:
+            if k[0] in ("magnet", "magnet_local") and ("ftrace", k[1]) in g:
                 ratio = "%.2f" % (med(ns) / med([fnum(r["ns_med"]) for r in g[("ftrace", k[1])]]))
             md.append("| %s | %s | %d | %.1f (%s) | %.0f | %s |" % (
                 names[k[0]], k[1], len(rs), med(ns), spread(ns, "%.1f"),
@@ -442,6 +484,14 @@ def drain_section(kvers):
             continue
         g = group(rows, "method", "len")
         md.append("\n#### %s\n" % kv)
+        mc = [fnum(r["MBps"]) for r in read_csv(kv, "memcpy.csv")]
+        if mc:
+            rec = [fnum(r["MBps"]) for k, rs in g.items() if k[0] == "record" for r in rs]
+            md.append("The VM's memcpy() bandwidth in the same run: %.0f MB/s (%s, n=%d); "
+                      "`magnetctl record` at its best record size: %.0f MB/s, %.0f %% of it.\n" % (
+                          med(mc), spread(mc, "%.0f"), len(mc),
+                          max(rec) if rec else float("nan"),
+                          100 * max(rec) / med(mc) if rec else float("nan")))
         md.append("| reader | payload B | record B | n | delivered MB/s median (min...max) | delivered events/s | produced events/s | lost % | reader CPU % |")
         md.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         methods = [m for m in DRAIN_METHODS if any(k[0] == m for k in g)]
@@ -743,6 +793,9 @@ def findings(kvers):
             c = med([fnum(r["cyc_med"]) for r in mi[("magnet", "64")]])
             off = med([fnum(r["ns_med"]) for r in mi.get(("off", "0"), [])])
             lines.append("magnet_add() with a 64-byte payload: %.0f ns (%.0f TSC cycles) per call, %.2f x the ftrace ring buffer's %.0f ns; a disabled point: %.1f ns" % (m, c, m / f, f, off))
+            if ("magnet_local", "64") in mi:
+                ml = med([fnum(r["ns_med"]) for r in mi[("magnet_local", "64")]])
+                lines.append("magnet_add() on a local-clock stream, 64-byte payload: %.0f ns, %.2f x the ftrace ring buffer" % (ml, ml / f))
         dr = group(drain_rows(kv), "method", "len")
         if dr:
             best = max(dr, key=lambda k: med([fnum(r["MBps"]) for r in dr[k]]))
@@ -783,7 +836,7 @@ def main():
     with open(TEMPLATE) as f:
         doc = f.read()
     for key, fn in (("ENV", env_section), ("FINDINGS", findings), ("PERTURB", perturb_section),
-                    ("FIXEDRATE", fixedrate_section),
+                    ("FIXEDRATE", fixedrate_section), ("HOOKS", hooks_section),
                     ("MICRO", micro_section), ("DRAIN", drain_section),
                     ("LOSSLESS", lossless_section),
                     ("LOSS", loss_section), ("LOSSRULE", lossrule_section),

@@ -38,8 +38,8 @@ static __always_inline bool __magnet_write(struct magnet_stream *s, u16 event,
 
 /*
  * Write one event of @pt into this CPU's ring of @s, interrupts off.
- * @now was read in the same irq-off section on this CPU, so the ring's
- * timestamps never go back.
+ * @now (CLOCK_MONOTONIC, or 0: not read) was read in the same irq-off
+ * section on this CPU, so the ring's timestamps never go back.
  */
 notrace void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
 			  u64 abstract_id, const void *payload, u16 len,
@@ -61,8 +61,7 @@ bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 	bool ok;
 
 	local_irq_save(flags);
-	ok = __magnet_write(s, event, abstract_id, payload, len,
-			    ktime_get_mono_fast_ns(), who);
+	ok = __magnet_write(s, event, abstract_id, payload, len, 0, who);
 	local_irq_restore(flags);
 	return ok;
 }
@@ -70,11 +69,14 @@ bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 /*
  * @s is the point's stream, its default route (NULL when only in-kernel
  * consumers read the point); filters (kmod/filter.c) may drop, sample
- * or redirect the event before anything is copied.  The timestamp is
- * read once, with interrupts off: the synthesizers (kmod/synth.c), the
- * correlators' taps (kmod/corr.c) and every record of this event use the
- * same value, so a full trace, the SYNTH records and the correlations
+ * or redirect the event before anything is copied.  CLOCK_MONOTONIC is
+ * read once, with interrupts off, and only if something needs it: the
+ * synthesizers (kmod/synth.c), the filters' sampling, the correlators'
+ * taps (kmod/corr.c) and every monotonic stream's record of this event use
+ * the same value, so a full trace, the SYNTH records and the correlations
  * agree exactly, and each ring still receives its records in time order.
+ * A stream on the local clock (MAGNET_CLOCK_LOCAL) reads that instead, so
+ * the common case, one stream and nothing else, reads one clock.
  */
 notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 			  u64 abstract_id, const void *payload, u16 len)
@@ -82,10 +84,14 @@ notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 	struct magnet_taps *t;
 	unsigned long flags;
 	unsigned int i;
-	u64 now;
+	u64 now = 0;
 
 	local_irq_save(flags);
-	now = ktime_get_mono_fast_ns();
+	t = rcu_dereference_sched(pt->taps);
+	/* CLOCK_MONOTONIC for everything but the stream itself */
+	if (unlikely(t || magnet_point_synth(pt) ||
+		     READ_ONCE(magnet_filters_active)))
+		now = ktime_get_mono_fast_ns();
 	if (unlikely(magnet_point_synth(pt)))
 		magnet_synth_feed(pt, abstract_id, payload, len, now);
 	if (likely(s)) {
@@ -95,7 +101,6 @@ notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 			magnet_write(pt, s, abstract_id, payload, len, now);
 	}
 	/* in-kernel consumers get every event, whatever the filters say */
-	t = rcu_dereference_sched(pt->taps);
 	if (unlikely(t))
 		for (i = 0; i < t->n; i++)
 			magnet_write(pt, t->s[i], abstract_id, payload, len,

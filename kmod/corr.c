@@ -474,7 +474,8 @@ static int corr_alloc_state(struct magnet_corr *c)
 	mcc_init(&c->m);
 	/* per-CPU rings that discard when full: the kernel reader's kind */
 	c->in = magnet_stream_alloc(c->name, MAGNET_CORR_IN_SUBBUF,
-				    MAGNET_CORR_IN_COUNT, 0);
+				    MAGNET_CORR_IN_COUNT, 0,
+				    MAGNET_CLOCK_MONOTONIC);
 	if (IS_ERR(c->in)) {
 		int err = PTR_ERR(c->in);
 
@@ -551,6 +552,14 @@ static int do_corr_new(struct genl_info *info)
 		magnet_set_err(info->extack, a, "unknown destination stream: no stream named '%s'",
 			       (char *)nla_data(a));
 		err = -ENOENT;
+		goto err_free;
+	}
+	if (c->dest->rings.clock != MAGNET_CLOCK_MONOTONIC) {
+		magnet_set_err(info->extack, a,
+			       "stream '%s' uses the local clock: CORR step times are CLOCK_MONOTONIC, use a monotonic stream",
+			       c->dest->name);
+		c->dest = NULL;
+		err = -EINVAL;
 		goto err_free;
 	}
 	magnet_stream_get(c->dest);

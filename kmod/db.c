@@ -313,7 +313,7 @@ EXPORT_SYMBOL_GPL(magnet_point_unregister);
 /* ---- streams --------------------------------------------------------- */
 
 int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
-			 struct netlink_ext_ack *extack)
+			 u32 clock, struct netlink_ext_ack *extack)
 {
 	u64 total = (u64)size * count *
 		    (mode & MAGNET_STREAM_F_GLOBAL ? 1 : num_possible_cpus());
@@ -343,7 +343,7 @@ int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
 			       total >> 20);
 		return -ENOMEM;
 	}
-	s = magnet_stream_alloc(name, size, count, mode);
+	s = magnet_stream_alloc(name, size, count, mode, clock);
 	if (IS_ERR(s)) {
 		magnet_set_err(extack, NULL,
 			       "cannot allocate %llu MiB of rings", total >> 20);

@@ -86,7 +86,7 @@ extern struct magnet_db magnet_db;
 struct magnet_point *magnet_db_find_point(const char *name, u32 id);
 struct magnet_stream *magnet_db_find_stream(const char *name);
 int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
-			 struct netlink_ext_ack *extack);
+			 u32 clock, struct netlink_ext_ack *extack);
 int magnet_db_stream_del(const char *name, struct netlink_ext_ack *extack);
 int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
 			   struct netlink_ext_ack *extack);
@@ -99,7 +99,7 @@ int magnet_name_valid(const char *name);
 
 /* stream.c */
 struct magnet_stream *magnet_stream_alloc(const char *name, u32 size,
-					  u32 count, u32 mode);
+					  u32 count, u32 mode, u32 clock);
 int magnet_stream_snapshot(struct magnet_stream *s, u32 op,
 			   struct netlink_ext_ack *extack);
 

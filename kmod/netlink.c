@@ -38,6 +38,9 @@ static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {
 	[MAGNET_A_STREAM_APP_WRITE]	= NLA_POLICY_MAX(NLA_U8, 1),
 	/* values checked by do_stream_new()/snapshot with a message each */
 	[MAGNET_A_STREAM_MODE]		= { .type = NLA_U32 },
+	[MAGNET_A_STREAM_CLOCK]		=
+		NLA_POLICY_RANGE(NLA_U32, MAGNET_CLOCK_MONOTONIC,
+				 __MAGNET_CLOCK_MAX - 1),
 	[MAGNET_A_STREAM_SNAPSHOT]	= { .type = NLA_U32 },
 };
 
@@ -113,6 +116,7 @@ static int put_stream(struct sk_buff *skb, void *obj)
 	    nla_put_u32(skb, MAGNET_A_STREAM_READERS, atomic_read(&s->readers)) ||
 	    nla_put_u32(skb, MAGNET_A_STREAM_PROBES, s->nr_probes) ||
 	    nla_put_u32(skb, MAGNET_A_STREAM_MODE, s->rings.mode) ||
+	    nla_put_u32(skb, MAGNET_A_STREAM_CLOCK, s->rings.clock) ||
 	    nla_put_u8(skb, MAGNET_A_STREAM_FROZEN, READ_ONCE(s->rings.frozen)) ||
 	    nla_put_u64_64bit(skb, MAGNET_A_STREAM_OVERWRITTEN, st.overwritten,
 			      MAGNET_A_PAD) ||
@@ -374,8 +378,8 @@ static int check_geometry(struct genl_info *info, u32 *size, u32 *count)
 static int do_stream_new(struct genl_info *info)
 {
 	struct nlattr *na = info->attrs[MAGNET_A_STREAM_NAME];
-	struct nlattr *aw, *nm;
-	u32 size, count, mode;
+	struct nlattr *aw, *nm, *nc;
+	u32 size, count, mode, clock;
 	int err;
 
 	if (!na) {
@@ -401,10 +405,17 @@ static int do_stream_new(struct genl_info *info)
 			       MAGNET_STREAM_F_GLOBAL, MAGNET_STREAM_F_OVERWRITE);
 		return -EINVAL;
 	}
-	err = magnet_db_stream_new(nla_data(na), size, count, mode,
-				   info->extack);
 	/* application events from anyone (docs/INTERPOSER.md) */
 	aw = info->attrs[MAGNET_A_STREAM_APP_WRITE];
+	nc = info->attrs[MAGNET_A_STREAM_CLOCK];
+	clock = nc ? nla_get_u32(nc) : MAGNET_CLOCK_MONOTONIC;
+	if (clock == MAGNET_CLOCK_LOCAL && aw && nla_get_u8(aw)) {
+		magnet_set_err(info->extack, nc,
+			       "application events carry CLOCK_MONOTONIC times: a stream with the local clock cannot take them");
+		return -EINVAL;
+	}
+	err = magnet_db_stream_new(nla_data(na), size, count, mode, clock,
+				   info->extack);
 	if (!err && aw && nla_get_u8(aw))
 		magnetfs_stream_allow_app_write(magnet_db_find_stream(nla_data(na)));
 	return err;

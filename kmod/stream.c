@@ -43,7 +43,7 @@ static void magnet_stream_read_timer(struct timer_list *t)
 }
 
 struct magnet_stream *magnet_stream_alloc(const char *name, u32 size,
-					  u32 count, u32 mode)
+					  u32 count, u32 mode, u32 clock)
 {
 	struct magnet_stream *s;
 	int err;
@@ -59,7 +59,7 @@ struct magnet_stream *magnet_stream_alloc(const char *name, u32 size,
 	timer_setup(&s->read_timer, magnet_stream_read_timer, 0);
 	spin_lock_init(&s->lock);
 	INIT_LIST_HEAD(&s->files);
-	err = magnet_rings_init(&s->rings, size, count, mode,
+	err = magnet_rings_init(&s->rings, size, count, mode, clock,
 				magnet_stream_wake, s);
 	if (err) {
 		kfree(s);

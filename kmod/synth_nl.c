@@ -354,6 +354,12 @@ static int do_synth_new(struct genl_info *info)
 			       (char *)nla_data(a));
 		return -ENOENT;
 	}
+	if (s->rings.clock != MAGNET_CLOCK_MONOTONIC) {
+		magnet_set_err(info->extack, a,
+			       "stream '%s' uses the local clock: SYNTH periods are CLOCK_MONOTONIC, use a monotonic stream",
+			       s->name);
+		return -EINVAL;
+	}
 	a = tb[MAGNET_SYNTH_A_MAX_KEYS];
 	if (a) {
 		max_keys = nla_get_u32(a);

@@ -664,7 +664,7 @@ int magnet_stream_create_opts(struct magnet_ctl *h, const char *name,
 			      const struct magnet_stream_opts *opts)
 {
 	struct nl_msg *msg;
-	__u32 subbuf_size, subbuf_count, mode;
+	__u32 subbuf_size, subbuf_count, mode, clock;
 	bool app_write;
 	int err;
 
@@ -676,6 +676,7 @@ int magnet_stream_create_opts(struct magnet_ctl *h, const char *name,
 	subbuf_count = OPT_HAS(opts, subbuf_count) ? opts->subbuf_count : 0;
 	mode = OPT_HAS(opts, mode) ? opts->mode : 0;
 	app_write = OPT_HAS(opts, app_write) ? opts->app_write : false;
+	clock = OPT_HAS(opts, clock) ? opts->clock : 0;
 	msg = req_new(h, MAGNET_CMD_STREAM_NEW, NLM_F_ACK);
 
 	if (!msg)
@@ -693,6 +694,9 @@ int magnet_stream_create_opts(struct magnet_ctl *h, const char *name,
 		err = -EMSGSIZE;
 	if (!err && app_write &&
 	    nla_put_u8(msg, MAGNET_A_STREAM_APP_WRITE, 1) < 0)
+		err = -EMSGSIZE;
+	/* likewise the default clock */
+	if (!err && clock && nla_put_u32(msg, MAGNET_A_STREAM_CLOCK, clock) < 0)
 		err = -EMSGSIZE;
 	if (err) {
 		nlmsg_free(msg);
@@ -790,6 +794,23 @@ int magnet_stream_get_mode(struct magnet_ctl *h, const char *name,
 {
 	return req_get(h, MAGNET_CMD_STREAM_GET, MAGNET_A_STREAM_NAME,
 		       name, parse_stream_mode, m, sizeof(*m));
+}
+
+static int parse_stream_clock(struct nlattr **tb, void *out)
+{
+	__u32 *clock = out;
+
+	*clock = tb[MAGNET_A_STREAM_CLOCK] ?
+		 nla_get_u32(tb[MAGNET_A_STREAM_CLOCK]) :
+		 MAGNET_CLOCK_MONOTONIC;
+	return 0;
+}
+
+int magnet_stream_get_clock(struct magnet_ctl *h, const char *name,
+			    __u32 *clock)
+{
+	return req_get(h, MAGNET_CMD_STREAM_GET, MAGNET_A_STREAM_NAME,
+		       name, parse_stream_clock, clock, sizeof(*clock));
 }
 
 static int stream_snapshot_op(struct magnet_ctl *h, const char *name, __u32 op)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * magnetctl record STREAM -o FILE [--duration SECONDS] [--watermark BYTES]
- *                  [--timeout MS] [--min-events N]
+ *                  [--timeout MS | --switch-timer MS] [--min-events N]
  *
  * Moves the stream's records to FILE as they are (the trace format is the
  * stream format) until SIGINT/SIGTERM, the duration or the stream's end,
@@ -54,6 +54,7 @@ struct recorder {
 	int in, out;
 	struct magnet_span_reader *sr;
 	uint32_t watermark, timeout_ms, min_events;
+	uint32_t switch_ms;		/* --switch-timer, 0: not given */
 	bool rule_given;		/* any of the three options */
 	unsigned long long bytes, events;
 	unsigned long long lost0, lost;	/* the stream's count at start, since */
@@ -344,6 +345,10 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 			if (++i >= argc || mc_parse_u32(argv[i], &r->timeout_ms))
 				return mc_usage_error("record: '%s' needs MS", a);
 			r->rule_given = true;
+		} else if (!strcmp(a, "--switch-timer")) {
+			if (++i >= argc || mc_parse_u32(argv[i], &r->switch_ms) ||
+			    !r->switch_ms)
+				return mc_usage_error("record: '%s' needs MS > 0", a);
 		} else if (!strcmp(a, "--min-events")) {
 			if (++i >= argc || mc_parse_u32(argv[i], &r->min_events))
 				return mc_usage_error("record: '%s' needs N", a);
@@ -358,6 +363,8 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 	}
 	if (!*stream)
 		return mc_usage_error("record: missing STREAM");
+	if (r->switch_ms && r->timeout_ms)
+		return mc_usage_error("record: --switch-timer is the rule's timeout: give one of --switch-timer and --timeout");
 	if (!*out)
 		return mc_usage_error("record: missing '-o FILE'");
 	return 0;
@@ -464,7 +471,7 @@ int do_record(int argc, char **argv)
 
 	if (argc > 0 && !strcmp(argv[0], "help")) {
 		printf("Usage: magnetctl record STREAM -o FILE [--duration SECONDS] [--watermark BYTES]\n"
-		       "                        [--timeout MS] [--min-events N]\n");
+		       "                        [--timeout MS | --switch-timer MS] [--min-events N]\n");
 		return MC_EXIT_OK;
 	}
 	/*
@@ -482,6 +489,9 @@ int do_record(int argc, char **argv)
 		r.watermark = ring / 4 < RECORD_WM_MAX ? ring / 4 : RECORD_WM_MAX;
 		r.timeout_ms = RECORD_TIMEOUT_MS;
 	}
+	/* LTTng's name: partial sub-buffers reach FILE at least this often */
+	if (r.switch_ms)
+		r.timeout_ms = r.switch_ms;
 	ret = record_open(&r, path);
 	if (!ret) {
 		if (!out_json())

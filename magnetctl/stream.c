@@ -14,6 +14,7 @@ static int stream_help(void)
 {
 	printf("Usage: magnetctl stream create NAME [subbuf-size BYTES] [subbuf-count N]\n"
 	       "                                   [global] [overwrite] [app-write]\n"
+	       "                                   [clock { monotonic | local }]\n"
 	       "       magnetctl stream delete NAME\n"
 	       "       magnetctl stream list\n"
 	       "       magnetctl stream show NAME\n"
@@ -22,7 +23,10 @@ static int stream_help(void)
 	       "       magnetctl stream { freeze | resume } NAME\n"
 	       "BYTES := NUMBER[K|M|G] (powers of 1024)\n"
 	       "global: one ring for all CPUs (global order); overwrite: a flight\n"
-	       "recorder that keeps the newest data, read by snapshot\n");
+	       "recorder that keeps the newest data, read by snapshot\n"
+	       "clock: of the timestamps; monotonic (the default, one order across\n"
+	       "CPUs) or local (local_clock(): cheaper, ordered per CPU; probe events\n"
+	       "only)\n");
 	return MC_EXIT_OK;
 }
 
@@ -77,13 +81,35 @@ static int stream_create(int argc, char **argv)
 	struct magnet_ctl *h;
 	int i, ret;
 
-	/* "app-write", a keyword without a value, anywhere after NAME */
+	/*
+	 * "app-write", a keyword without a value, and "clock NAME",
+	 * anywhere after NAME
+	 */
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "app-write"))
+		int n = 1;
+
+		if (!strcmp(argv[i], "app-write")) {
+			o.app_write = true;
+		} else if (!strcmp(argv[i], "clock")) {
+			const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+			if (!val)
+				return mc_usage_error("stream create: 'clock' needs a value (monotonic or local)");
+			if (o.clock)
+				return mc_usage_error("stream create: 'clock' given twice");
+			if (!strcmp(val, "monotonic"))
+				o.clock = MAGNET_CLOCK_MONOTONIC;
+			else if (!strcmp(val, "local"))
+				o.clock = MAGNET_CLOCK_LOCAL;
+			else
+				return mc_usage_error("stream create: bad clock '%s' (monotonic or local)",
+						      val);
+			n = 2;
+		} else {
 			continue;
-		o.app_write = true;
-		memmove(&argv[i], &argv[i + 1], (argc - i - 1) * sizeof(*argv));
-		argc--;
+		}
+		memmove(&argv[i], &argv[i + n], (argc - i - n) * sizeof(*argv));
+		argc -= n;
 		i--;
 	}
 	ret = mc_parse_stream_create(argc, argv, &o.subbuf_size,
@@ -194,14 +220,20 @@ static void print_stream_mode(struct magnet_ctl *h, const char *name,
 {
 	struct magnet_stream_mode_info m;
 
+	uint32_t clock;
+
 	if (magnet_stream_get_mode(h, name, &m))
 		memset(&m, 0, sizeof(m));
+	if (magnet_stream_get_clock(h, name, &clock))
+		clock = MAGNET_CLOCK_MONOTONIC;
 	if (!detail) {
 		out_string("mode", "%-16s ", mode_name(m.mode));
 		out_uint("overwritten", "%12llu ", m.overwritten);
 		return;
 	}
 	out_string("mode", "mode:          %s\n", mode_name(m.mode));
+	out_string("clock", "clock:         %s\n",
+		   clock == MAGNET_CLOCK_LOCAL ? "local" : "monotonic");
 	out_bool("global", NULL, m.mode & MAGNET_STREAM_F_GLOBAL);
 	out_bool("overwrite", NULL, m.mode & MAGNET_STREAM_F_OVERWRITE);
 	out_bool("frozen", "frozen:        %s\n", m.frozen);

@@ -128,9 +128,10 @@ static void fill_sysinfo(struct magnet_stream *s, char *p, u64 now)
 	si->format_major = MAGNET_FORMAT_MAJOR;
 	si->format_minor = MAGNET_FORMAT_MINOR;
 	si->abi_version = MAGNET_ABI_VERSION;
-	si->clock_id = MAGNET_CLOCK_MONOTONIC;
+	si->clock_id = s->rings.clock;
 	si->clock_hz = NSEC_PER_SEC;
-	si->wall_ns_at_zero = ktime_get_real_ns() - ktime_get_mono_fast_ns();
+	si->wall_ns_at_zero = ktime_get_real_ns() -
+			      magnet_rings_clock(&s->rings);
 	si->nr_cpus = nr_cpu_ids;
 	si->ptr_size = sizeof(void *);
 	si->page_size = PAGE_SIZE;
@@ -146,7 +147,7 @@ static int reader_build_meta(struct magnet_reader *rd, bool sysinfo)
 {
 	size_t len = (sysinfo ? SYSINFO_SIZE : 0) +
 		     (size_t)magnet_db.nr_points * EVENTDEF_SIZE;
-	u64 now = ktime_get_mono_fast_ns();
+	u64 now = magnet_rings_clock(&rd->s->rings);
 	struct magnet_point *pt;
 	char *buf, *p;
 
@@ -295,14 +296,14 @@ static ssize_t reader_copy_meta(struct magnet_reader *rd, char __user *ubuf,
  * after the last writer), once drained, then also gives the LOST record
  * it still owes (magnet_ring_settle_lost(), as for spans).
  */
-static ssize_t reader_drain_ring(struct magnet_ring *r, bool dead,
+static ssize_t reader_drain_ring(struct magnet_ring *r, bool dead, u64 now,
 				 char __user *ubuf, size_t len, u32 *need)
 {
 	ssize_t got = magnet_ring_read(r, ubuf, len, need), tail;
 
 	if (got < 0 || !dead || *need || r->held)
 		return got;
-	magnet_ring_settle_lost(r, ktime_get_mono_fast_ns());
+	magnet_ring_settle_lost(r, now);
 	tail = magnet_ring_read(r, ubuf + got, len - got, need);
 	if (tail < 0)
 		return got ? got : tail;
@@ -314,13 +315,15 @@ static ssize_t reader_drain(struct magnet_reader *rd, char __user *ubuf,
 {
 	unsigned int i, n = nr_cpu_ids;
 	bool dead = READ_ONCE(rd->s->dead);
+	u64 now = magnet_rings_clock(&rd->s->rings);
 	size_t done = 0;
 
 	/* dead: every writer's stores to the rings are visible from here on */
 	smp_rmb();
 	/* one ring in global order */
 	if (rd->s->rings.global)
-		return reader_drain_ring(rd->s->rings.global, dead, ubuf, len, need);
+		return reader_drain_ring(rd->s->rings.global, dead, now, ubuf,
+					 len, need);
 	for (i = 0; i < n && !*need; i++) {
 		unsigned int cpu = (rd->next_cpu + i) % n;
 		ssize_t got;
@@ -328,7 +331,7 @@ static ssize_t reader_drain(struct magnet_reader *rd, char __user *ubuf,
 		if (!cpu_possible(cpu))
 			continue;
 		got = reader_drain_ring(per_cpu_ptr(rd->s->rings.pcpu, cpu), dead,
-					ubuf + done, len - done, need);
+					now, ubuf + done, len - done, need);
 		if (got < 0)
 			return done ? done : got;
 		done += got;
@@ -794,7 +797,8 @@ static void reader_settle_dead(struct magnet_stream *s)
 
 	magnet_stream_for_each_ring(s, cpu, r)
 		if (!r->held)
-			magnet_ring_settle_lost(r, ktime_get_mono_fast_ns());
+			magnet_ring_settle_lost(r,
+						magnet_rings_clock(&s->rings));
 }
 
 /*

@@ -75,6 +75,11 @@ ssize_t magnetfs_stream_write(struct magnet_stream *s, const char __user *ubuf,
 		return 0;
 	if (READ_ONCE(s->dead))
 		return -ENOENT;
+	/* APP times are CLOCK_MONOTONIC: they would not sort among LOCAL */
+	if (s->rings.clock != MAGNET_CLOCK_MONOTONIC) {
+		atomic64_inc(&s->app_rejected);
+		return -EOPNOTSUPP;
+	}
 	if (len > MAGNET_APP_WRITE_MAX || len % MAGNET_APP_REC_SIZE) {
 		atomic64_inc(&s->app_rejected);
 		return -EINVAL;

@@ -48,8 +48,11 @@
 #else /* !MAGNET_HAVE_SOCK_LENGTH_TP */
 
 /*
- * 6.1 has no length tracepoints: kretprobes on the functions that hold
- * them in 6.12, for the same meaning (bytes moved, errors skipped).
+ * 6.1 has no length tracepoints.  Send: a function-entry hook on the
+ * function that holds the tracepoint in 6.12, reporting the bytes asked
+ * (mnet_sock_send_entry()): no return hook on the send path.  Receive: a
+ * kretprobe, since only the return says how many bytes arrived (errors
+ * skipped, as the tracepoint does).
  *
  * Send: 6.1.57 backported "net: prevent rewrite of msg_name in
  * sock_sendmsg()", after which write(), send(), sendto() and sendmsg()
@@ -71,9 +74,8 @@
 #endif
 
 #define MNET_SOCK_SEND_HOOK						\
-	MNET_KRETPROBE("sock_send", SOCKET, MNET_SOCK_SENDMSG_SYM,	\
-		       mnet_sock_entry, mnet_sock_send_ret,		\
-		       sizeof(struct sock *))
+	MNET_ENTRY("sock_send", SOCKET, MNET_SOCK_SENDMSG_SYM,		\
+		   mnet_sock_send_entry)
 #define MNET_SOCK_RECV_HOOK						\
 	MNET_KRETPROBE("sock_recv", SOCKET, "sock_recvmsg",		\
 		       mnet_sock_entry, mnet_sock_recv_ret,		\

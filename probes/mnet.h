@@ -110,7 +110,7 @@ struct net_device;
 void mnet_sock_send_tp(void *data, struct sock *sk, int ret, int flags);
 void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags);
 int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
-int mnet_sock_send_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
+void mnet_sock_send_entry(struct mnet_hook *h, struct pt_regs *regs);
 int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
 void mnet_tcp_send_entry(struct mnet_hook *h, struct pt_regs *regs);
 void mnet_udp_send_entry(struct mnet_hook *h, struct pt_regs *regs);

@@ -87,8 +87,32 @@ void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags)
 }
 
 /*
- * Entry of sock_recvmsg() / __sock_sendmsg() (struct socket *sock, ...):
- * remember the sock for the return handler.
+ * Entry of __sock_sendmsg() / sock_sendmsg() (struct socket *sock,
+ * struct msghdr *msg) where there is no sock_send_length tracepoint: the
+ * bytes the caller asks to send, with no return hook on the send path (a
+ * kretprobe's shared instance pool and second trampoline cost more than
+ * the record).  The tracepoint reports the bytes sent instead: the two
+ * differ only for a send that fails or sends part of what it was given.
+ */
+void mnet_sock_send_entry(struct mnet_hook *h, struct pt_regs *regs)
+{
+	struct socket *sock = (struct socket *)mnet_arg(regs, 0);
+	struct msghdr *msg = (struct msghdr *)mnet_arg(regs, 1);
+	struct sock *sk = sock ? READ_ONCE(sock->sk) : NULL;
+	size_t len;
+
+	if (!sk || !msg)
+		return;
+	len = msg_data_left(msg);
+	if (!len)
+		return;
+	mnet_emit(h, magnet_sock_id(sk), mnet_len(len), 0, sk->sk_protocol,
+		  MAGNET_NET_F_TX);
+}
+
+/*
+ * Entry of sock_recvmsg() (struct socket *sock, ...): remember the sock
+ * for the return handler.
  */
 int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -113,12 +137,6 @@ static __always_inline void mnet_sock_ret(struct kretprobe_instance *ri,
 		return;
 	mnet_emit(container_of(rp, struct mnet_hook, krp), magnet_sock_id(sk),
 		  ret, 0, sk->sk_protocol, flags);
-}
-
-int mnet_sock_send_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	mnet_sock_ret(ri, regs, MAGNET_NET_F_TX);
-	return 0;
 }
 
 int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)

@@ -48,7 +48,7 @@ void magnet_rings_free(struct magnet_rings *rs)
 }
 
 int magnet_rings_init(struct magnet_rings *rs, u32 size, u32 count, u32 mode,
-		      void (*wake)(struct irq_work *), void *priv)
+		      u32 clock, void (*wake)(struct irq_work *), void *priv)
 {
 	int cpu, err = 0;
 
@@ -56,6 +56,7 @@ int magnet_rings_init(struct magnet_rings *rs, u32 size, u32 count, u32 mode,
 	rs->size = size;
 	rs->count = count;
 	rs->mode = mode;
+	rs->clock = clock;
 	raw_spin_lock_init(&rs->glock);
 	atomic64_set(&rs->gnmi_lost, 0);
 	if (mode & MAGNET_STREAM_F_GLOBAL) {
@@ -96,9 +97,12 @@ NOKPROBE_SYMBOL(rings_global_sync_nmi);
 /* Global ring, glock held: a timestamp not before the last one in it. */
 static notrace u64 rings_global_now(struct magnet_rings *rs)
 {
-	u64 now = ktime_get_mono_fast_ns();
+	u64 now = magnet_rings_clock(rs);
 
-	/* the fast clock may step back a little across a timekeeping update */
+	/*
+	 * The fast monotonic clock may step back a little across a
+	 * timekeeping update, the local clock across CPUs.
+	 */
 	if (unlikely(now < rs->glast_ts))
 		now = rs->glast_ts;
 	rs->glast_ts = now;
@@ -126,11 +130,12 @@ static __always_inline void rings_fill(struct magnet_ring *r, void *rec,
 
 notrace bool magnet_rings_write(struct magnet_rings *rs, u16 event,
 				u64 abstract_id, const void *payload, u16 len,
-				u64 now, const u32 *who)
+				u64 mono, const u32 *who)
 {
 	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
 	struct magnet_ring *r = rs->global;
 	void *rec = NULL;
+	u64 now;
 
 	if (likely(!r)) {
 		r = this_cpu_ptr(rs->pcpu);
@@ -139,6 +144,9 @@ notrace bool magnet_rings_write(struct magnet_rings *rs, u16 event,
 			return false;
 		}
 		magnet_ring_sync_nmi(r);
+		/* interrupts are off: read on this CPU, so it never goes back */
+		now = (rs->clock == MAGNET_CLOCK_MONOTONIC && mono) ? mono :
+		      magnet_rings_clock(rs);
 	} else {
 		if (unlikely(in_nmi())) {
 			/* the lock holder may be the code this NMI interrupted */
@@ -153,7 +161,7 @@ notrace bool magnet_rings_write(struct magnet_rings *rs, u16 event,
 		/*
 		 * The global order is the ring's: its timestamps are read
 		 * under the lock, so they may be a little later than the
-		 * @now synthesizers and correlators saw for the same event.
+		 * @mono synthesizers and correlators saw for the same event.
 		 */
 		now = rings_global_now(rs);
 	}
@@ -203,7 +211,7 @@ static void rings_flush_cpu(void *arg)
 	 */
 	if (!READ_ONCE(rs->frozen))
 		magnet_ring_flush_lost(this_cpu_ptr(rs->pcpu),
-				       ktime_get_mono_fast_ns());
+				       magnet_rings_clock(rs));
 }
 
 void magnet_rings_flush(struct magnet_rings *rs)

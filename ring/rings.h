@@ -21,12 +21,15 @@
 #include <linux/cpumask.h>
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
+#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include "ring.h"
 
 struct magnet_rings {
 	u32 size;			/* bytes per sub-buffer */
 	u32 count;			/* sub-buffers per ring */
 	u32 mode;			/* MAGNET_STREAM_F_*, fixed */
+	u32 clock;			/* enum magnet_clock, fixed */
 	struct magnet_ring __percpu *pcpu;	/* per-CPU mode */
 	struct magnet_ring *global;	/* global mode: the one ring */
 	raw_spinlock_t glock;		/* its writers, irqs off */
@@ -41,17 +44,28 @@ struct magnet_rings {
  * ring->priv = @priv.  0 or -ENOMEM; on failure nothing is left to free.
  */
 int magnet_rings_init(struct magnet_rings *rs, u32 size, u32 count, u32 mode,
-		      void (*wake)(struct irq_work *), void *priv);
+		      u32 clock, void (*wake)(struct irq_work *), void *priv);
 /* Wait for pending wake-ups and free the rings. */
 void magnet_rings_free(struct magnet_rings *rs);
 
+/* A reading of the rings' clock (enum magnet_clock), any context. */
+static __always_inline u64 magnet_rings_clock(const struct magnet_rings *rs)
+{
+	if (rs->clock == MAGNET_CLOCK_LOCAL)
+		return local_clock();
+	return ktime_get_mono_fast_ns();
+}
+
 /*
  * Write one record, interrupts off; false when it was dropped (counted,
- * reported by a LOST record).  @who, when set, is the pid and tgid the
+ * reported by a LOST record).  @mono is CLOCK_MONOTONIC if the caller
+ * read it for this event (the time its synthesizers and correlators saw,
+ * which a monotonic stream's record then carries too), 0 if not; a LOCAL
+ * stream reads its own clock.  @who, when set, is the pid and tgid the
  * record names instead of the current task's.
  */
 bool magnet_rings_write(struct magnet_rings *rs, u16 event, u64 abstract_id,
-			const void *payload, u16 len, u64 now, const u32 *who);
+			const void *payload, u16 len, u64 mono, const u32 *who);
 /* Count @n events lost before they reached the rings (any context). */
 void magnet_rings_add_lost(struct magnet_rings *rs, u64 n);
 /* Write every ring's pending LOST record (an IPI per CPU); may sleep. */

@@ -23,6 +23,12 @@
  *	events per second, in bursts of 64 paced to that rate (it spins
  *	between bursts, so it takes its CPU either way).
  *
+ *   echo "memcpy MB" > .../cmd
+ *	memcpy() of MB MiB in total between two 16 MiB vmalloc buffers (larger
+ *	than a ring's worth of sub-buffers), on the writer's CPU: the copy
+ *	bandwidth that a drain of whole sub-buffers into a file is measured
+ *	against (bench/guest.sh, part drain).
+ *
  *   cat /sys/module/magnet_bench/parameters/result
  *	one line of key=value: per-call ns (median, p10, p90 over batches),
  *	TSC cycles (median), events and elapsed ns of a produce run.
@@ -39,6 +45,7 @@
 #include <linux/slab.h>
 #include <linux/mutex.h>
 #include <linux/version.h>
+#include <linux/vmalloc.h>
 #include <magnet/magnet.h>
 
 #define BATCH		200
@@ -216,6 +223,44 @@ static int bench_produce(unsigned int len, unsigned long ms, unsigned int cpu,
 	return 0;
 }
 
+#define MEMCPY_BUF	(16ul << 20)
+
+static int bench_memcpy(unsigned long mb)
+{
+	unsigned long done = 0, total = mb << 20;
+	void *src, *dst;
+	u64 t0, t1;
+
+	if (!mb || mb > 65536)
+		return -EINVAL;
+	src = vmalloc(MEMCPY_BUF);
+	dst = vmalloc(MEMCPY_BUF);
+	if (!src || !dst) {
+		vfree(src);
+		vfree(dst);
+		return -ENOMEM;
+	}
+	memset(src, 0x5a, MEMCPY_BUF);
+	memset(dst, 0, MEMCPY_BUF);	/* fault nothing in the timed loop */
+	t0 = local_clock();
+	while (done < total) {
+		unsigned long off;
+
+		/* 1 MiB at a time, as a drain writes a sub-buffer at a time */
+		for (off = 0; off < MEMCPY_BUF && done < total; off += 1ul << 20) {
+			memcpy(dst + off, src + off, 1ul << 20);
+			done += 1ul << 20;
+		}
+		cond_resched();
+	}
+	t1 = local_clock();
+	vfree(src);
+	vfree(dst);
+	snprintf(result, sizeof(result), "mode=memcpy bytes=%lu ns=%llu MBps=%llu\n",
+		 total, t1 - t0, div64_u64((u64)total * 1000, max_t(u64, t1 - t0, 1)));
+	return 0;
+}
+
 static int cmd_set(const char *val, const struct kernel_param *kp)
 {
 	char mode[16], what[16];
@@ -229,6 +274,8 @@ static int cmd_set(const char *val, const struct kernel_param *kp)
 	else if (sscanf(val, "%15s %u %lu %u %lu", what, &len, &ms, &cpu,
 			&rate) >= 4 && !strcmp(what, "produce"))
 		ret = bench_produce(len, ms, cpu, rate);
+	else if (sscanf(val, "memcpy %lu", &n) == 1)
+		ret = bench_memcpy(n);
 	if (ret)
 		snprintf(result, sizeof(result), "error=%d\n", ret);
 	mutex_unlock(&bench_lock);
@@ -237,7 +284,7 @@ static int cmd_set(const char *val, const struct kernel_param *kp)
 
 static int cmd_get(char *buf, const struct kernel_param *kp)
 {
-	return sprintf(buf, "time MODE LEN N | produce LEN MS CPU [RATE]\n");
+	return sprintf(buf, "time MODE LEN N | produce LEN MS CPU [RATE] | memcpy MB\n");
 }
 
 static const struct kernel_param_ops cmd_ops = { .set = cmd_set, .get = cmd_get };

@@ -29,7 +29,7 @@
 /* Bumped when a record layout, an attribute's meaning or an ioctl changes. */
 #define MAGNET_ABI_VERSION	1
 #define MAGNET_FORMAT_MAJOR	1
-#define MAGNET_FORMAT_MINOR	1	/* 1: SYSINFO flags = buffer mode */
+#define MAGNET_FORMAT_MINOR	2	/* 1: SYSINFO flags = buffer mode, 2: clock_id 2 */
 
 /* ------------------------------------------------------------------ */
 /* Event records                                                       */
@@ -46,8 +46,8 @@
  * @abstract_id: what the event is about.  For network events: the inode
  *               number of the socket (what fstat() shows an application
  *               for its socket fd), 0 when there is no socket.
- * @timestamp:   nanoseconds of the clock named in SYSINFO
- *               (CLOCK_MONOTONIC, read with ktime_get_mono_fast_ns()).
+ * @timestamp:   nanoseconds of the stream's clock, named in SYSINFO
+ *               (enum magnet_clock; CLOCK_MONOTONIC by default).
  * @pid:         thread ID of the task running when the event happened
  *               (0 in interrupt and softirq context).
  * @tgid:        its process ID.
@@ -139,8 +139,25 @@ struct magnet_app_payload {
 #define MAGNET_ENDIAN_MAGIC	0x01234567u
 #define MAGNET_ENDIAN_SWAPPED	0x67452301u
 
+/*
+ * The clock of a stream's record timestamps (MAGNET_A_STREAM_CLOCK, fixed
+ * at creation; SYSINFO.clock_id names it in the trace).
+ *
+ * MONOTONIC (the default): CLOCK_MONOTONIC read with
+ *   ktime_get_mono_fast_ns(); one order across CPUs, the clock user space
+ *   reads with clock_gettime(), the clock of every time in a payload
+ *   (SYNTH, CORR, APP).
+ * LOCAL: the kernel's local_clock() (sched_clock, ns since boot), ftrace's
+ *   default clock: the cheapest read (the TSC where the clocksource is the
+ *   slower HPET), monotonic on each CPU, across CPUs only to within the
+ *   clock's skew.  Probe events only: synthesizers, correlators and
+ *   application writes, whose payload times are CLOCK_MONOTONIC, refuse a
+ *   LOCAL stream.
+ */
 enum magnet_clock {
 	MAGNET_CLOCK_MONOTONIC	= 1,	/* CLOCK_MONOTONIC, ns */
+	MAGNET_CLOCK_LOCAL	= 2,	/* local_clock(), ns, per CPU */
+	__MAGNET_CLOCK_MAX,
 };
 
 /*
@@ -557,6 +574,7 @@ enum magnet_attr {
 	MAGNET_A_STREAM_OVERWRITTEN,	/* u64: events overwritten unread */
 	MAGNET_A_STREAM_OVERWRITTEN_BYTES, /* u64: their bytes (all records) */
 	MAGNET_A_STREAM_FROZEN_LOST,	/* u64: events refused while frozen */
+	MAGNET_A_STREAM_CLOCK,		/* u32: enum magnet_clock (NEW, GET) */
 	__MAGNET_A_MAX,
 };
 #define MAGNET_A_MAX (__MAGNET_A_MAX - 1)

@@ -55,6 +55,7 @@ ENDIAN_MAGIC = 0x01234567
 FORMAT_MAJOR = 1
 ABI_VERSION = 1
 CLOCK_MONOTONIC = 1
+CLOCK_LOCAL = 2
 
 LAYERS = ["other", "socket", "transport", "network", "device", "sched",
           "memory", "core"]
@@ -338,7 +339,7 @@ class Trace:
             problems.append("format_major %d" % si["format_major"])
         if si["abi_version"] != ABI_VERSION:
             problems.append("abi_version %d" % si["abi_version"])
-        if si["clock_id"] != CLOCK_MONOTONIC:
+        if si["clock_id"] not in (CLOCK_MONOTONIC, CLOCK_LOCAL):
             problems.append("clock_id %d" % si["clock_id"])
         if si["clock_hz"] != 1000000000:
             problems.append("clock_hz %d" % si["clock_hz"])

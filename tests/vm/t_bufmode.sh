@@ -19,6 +19,8 @@
 #    sizes, unknown mode bits, bad snapshot operations, a snapshot of a
 #    discard stream, double freeze, resume of a running stream, reading a
 #    running flight recorder (EBUSY); GET_STATS in both struct sizes;
+#  - a stream on the local clock: SYSINFO says so, per-CPU time order,
+#    exact accounting; synthesizers and application writes refused;
 #  - stream delete and rmmod while frozen are clean.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -263,6 +265,61 @@ else
 	not_ok "g: timestamps never go back across CPUs, sequences grow" "$out"
 fi
 check "stream delete g" magnetctl stream delete g
+
+# ---- the local clock (docs/FORMAT.md "Clocks") ----------------------------
+# per-CPU rings stamped with local_clock(): SYSINFO names it, each CPU's
+# records are in time order, the accounting is exact; what carries
+# CLOCK_MONOTONIC times (synthesizers, correlators, application events) is
+# refused with the reason
+before=$(streams)
+expect_fail "an unknown clock is a usage error naming it" 1 "bad clock 'tsc'" \
+	magnetctl stream create bad clock tsc
+genl_fail "clock 3 refused by the policy" "errno=34" \
+	STREAM_NEW STREAM_NAME=str:bad STREAM_CLOCK=u32:3
+expect_fail "local clock with app-write refused (extack)" 2 \
+	"application events carry CLOCK_MONOTONIC times" \
+	magnetctl stream create bad clock local app-write
+check_eq "no stream was created" "$before" "$(streams)"
+check "create stream lc on the local clock" magnetctl stream create lc clock local subbuf-size 256K
+check_eq "show -j: clock local" "local" "$(sstat lc clock)"
+check_eq "show -j: clock of a default stream" "monotonic" "$(sstat d clock)"
+expect_fail "a synthesizer into a local-clock stream refused (extack)" 2 \
+	"stream 'lc' uses the local clock" \
+	magnetctl synth add sl probe selftest by cpu value field 0:8 period 1s stream lc
+LC=$(sstat lc path)
+check "write() of application events into lc refused: EOPNOTSUPP" python3 - "$LC" <<'PY'
+import errno, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, bytes(80))
+    raise SystemExit("accepted")
+except OSError as e:
+    assert e.errno == errno.EOPNOTSUPP, e
+PY
+check "reload magnet_selftest (count=$COUNT per CPU)" load_st $COUNT
+bg rec "$MAGNETCTL" record lc -o "$R/lc.trace"
+sleep 1
+h0=$(hits)
+run_load lc
+wait_load "local clock"
+kill -INT "${BG_PID[rec]}"
+bg_wait rec 30
+check_eq "record of lc stops cleanly" 0 $?
+produced=$(sstat lc produced); lost=$(sstat lc lost); written=$(sstat lc written)
+check_eq "lc: every event offered is produced (hits)" "$(($(hits) - h0))" "$produced"
+check_eq "lc: produced = written + lost" "$produced" "$((written + lost))"
+check "lc trace: well formed, produced = read + lost" \
+	check_trace "$R/lc.trace" --stream lc --expect-produced "$produced" --expect-lost "$lost"
+check_eq "lc trace: SYSINFO clock_id 2 (local)" 2 \
+	"$(python3 -c 'import struct,sys; print(struct.unpack_from("<I", open(sys.argv[1],"rb").read(), 44)[0])' "$R/lc.trace")"
+if out=$(scan "$R/lc.trace" snap 2>&1); then
+	read -r ev llost ncpu minc <<<"$out"
+	ok "lc: each CPU's timestamps never go back, sequences grow ($ev events, $ncpu CPUs)"
+	check_eq "lc: events read = written" "$written" "$ev"
+else
+	not_ok "lc: each CPU's timestamps never go back" "$out"
+fi
+check "stream delete lc" magnetctl stream delete lc
 
 # ---- overwrite under load, snapshots -------------------------------------
 check "reload magnet_selftest (count=$COUNT_OW per CPU)" load_st $COUNT_OW

@@ -164,6 +164,29 @@ rec30 rec0 --watermark 0
 check_eq "record --watermark 0: the kernel's rule (watermark 0, no timeout)" "0 0 0" "$(rule_of rec0)"
 check_eq "record --watermark 0 kept the 30 events" 30 \
 	"$(magnetctl dump "$R/rec0.trace" 2>/dev/null | grep -c udp_send)"
+# --switch-timer: the default watermark, the timer as timeout; events far
+# below the watermark reach the file while the recorder still runs (live
+# viewing), not only at the stop
+bg recsw "$MAGNETCTL" -j record rp -o "$R/recsw.trace" --switch-timer 100
+sleep 1
+send30
+n=0
+for i in $(seq 1 100); do
+	n=$(magnetctl dump "$R/recsw.trace" 2>/dev/null | grep -c udp_send)
+	[ "$n" -ge 30 ] && break
+	sleep 0.2
+done
+kill -0 "${BG_PID[recsw]}" 2>/dev/null && running=yes || running=no
+check_eq "record --switch-timer 100: the 30 events are in the file while it records" "30 yes" "$n $running"
+kill -INT "${BG_PID[recsw]}"
+bg_wait recsw 20
+check_eq "record --switch-timer stops cleanly" 0 $?
+check_eq "record --switch-timer 100: watermark $wm, timeout 100 ms" "$wm 100 0" "$(rule_of recsw)"
+magnetctl record rp -o "$R/bad.trace" --switch-timer 100 --timeout 5 >/dev/null 2>"$R/bad.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "give one of --switch-timer and --timeout" "$R/bad.err" &&
+	ok "record refuses --switch-timer with --timeout" ||
+	not_ok "record refuses --switch-timer with --timeout" "exit $rc: $(cat "$R/bad.err")"
 magnetctl record rp -o "$R/bad.trace" --watermark 1M >/dev/null 2>"$R/bad.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "read rule" "$R/bad.err" && ok "record refuses a watermark above the ring" ||

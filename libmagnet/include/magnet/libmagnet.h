@@ -133,6 +133,9 @@ LIBMAGNET_API int magnet_stream_create(struct magnet_ctl *h, const char *name,
  * global ring, a flight recorder: docs/DESIGN.md "Buffer modes").
  * @app_write: every local user may write application events into the
  * stream (its files become writable by all; docs/INTERPOSER.md).
+ * @clock: enum magnet_clock of the records' timestamps (0: the default,
+ * MAGNET_CLOCK_MONOTONIC; MAGNET_CLOCK_LOCAL: the cheaper local_clock(),
+ * for probe events only, docs/FORMAT.md "Clocks").
  */
 struct magnet_stream_opts {
 	size_t sz;
@@ -140,6 +143,7 @@ struct magnet_stream_opts {
 	__u32 subbuf_count;
 	__u32 mode;
 	bool app_write;
+	__u32 clock;
 };
 
 LIBMAGNET_API int magnet_stream_create_opts(struct magnet_ctl *h,
@@ -655,6 +659,12 @@ struct magnet_stream_mode_info {
 LIBMAGNET_API int magnet_stream_get_mode(struct magnet_ctl *h,
 					 const char *name,
 					 struct magnet_stream_mode_info *m);
+/*
+ * The clock of the stream's timestamps (enum magnet_clock) into @clock;
+ * MAGNET_CLOCK_MONOTONIC from a module that predates the choice.
+ */
+LIBMAGNET_API int magnet_stream_get_clock(struct magnet_ctl *h,
+					  const char *name, __u32 *clock);
 /* Overwrite streams: stop the writers so the file can be read / go on. */
 LIBMAGNET_API int magnet_stream_freeze(struct magnet_ctl *h, const char *name);
 LIBMAGNET_API int magnet_stream_resume(struct magnet_ctl *h, const char *name);
