@@ -359,10 +359,14 @@ static void test_record_missing_stream_file(void **state)
 	done(&r);
 }
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* the trace says the format this build writes */
 #define SYSINFO_TEXT							\
 	"stream=s0 release=6.1.0-test clock=monotonic clock_hz=1000000000 " \
 	"wall_ns_at_zero=1700000000000000000 nr_cpus=8 subbuf_size=262144 " \
-	"subbuf_count=2 flags=0x0 format=1.1 abi=1"
+	"subbuf_count=2 flags=0x0 format=" STR(MAGNET_FORMAT_MAJOR) "."	\
+	STR(MAGNET_FORMAT_MINOR) " abi=1"
 #define NET_TEXT							\
 	"len=1448 ifindex=2 proto=6 flags=0x1 gso_size=0 gso_segs=0"
 
