@@ -14,7 +14,7 @@
 #   the hooks part's repetitions
 # (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
 #
-# Files: micro.csv, perturb.csv, fixedrate.csv, hooks.csv + hooks.txt, drain.csv + memcpy.csv,
+# Files: micro.csv, perturb.csv, fixedrate.csv, hooks.csv + hookinfo.csv, drain.csv + memcpy.csv,
 # lossless.csv, loss.csv, lossrule.csv, sampling.csv, filtering.csv, env.txt, and the
 # raw iperf3/tcpdump/bpftrace outputs of each run under raw/.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
@@ -35,7 +35,7 @@ LOSS_KB="64 256 1024 2048 4096 8192"
 KV=$(uname -r)
 if [ "$mode" = full ]; then
 	MICRO_REPS=5 MICRO_N=20000
-	P_REPS=5 P_DUR=10 HK_REPS=5
+	P_REPS=5 P_DUR=10 HK_REPS=7 HK_N=30000
 	# the perturbation part: enough interleaved runs for a bootstrap
 	# bound on each goodput ratio (single runs spread 9-13 %)
 	PT_REPS=12 PT_DUR=8
@@ -45,7 +45,7 @@ if [ "$mode" = full ]; then
 else
 	# one of each: the quick mode shows the shape in under 10 minutes
 	MICRO_REPS=2 MICRO_N=20000
-	P_REPS=1 P_DUR=2 HK_REPS=2
+	P_REPS=1 P_DUR=2 HK_REPS=2 HK_N=10000
 	PT_REPS=3 PT_DUR=2
 	D_REPS=1 D_MS=1000
 	LL_REPS=1 LL_MS=1000 LL_LENS="256"
@@ -581,23 +581,59 @@ perturb() {
 # ------------------------------------------------------------------
 # 2c. cost of each hook: each network event alone into a flight recorder
 #     that nobody reads (so no consumer and no drop path: the hook and
-#     magnet_add() only), under the flood of 2b at $FR_RATE; bench/report.py
-#     divides the CPU per datagram above "loaded" by the events per
-#     datagram.  hooks.txt: each event's hook on this kernel.
+#     magnet_add() only).  $HK_N datagrams of 1400 bytes, udp_flood on
+#     CPU 0 in mgA to udp_sink on CPU 1 in mgB; the CPU time is the
+#     sender's and receiver's threads' own (CLOCK_THREAD_CPUTIME_ID: the
+#     veth's receive softirq runs in the sender's system calls, and the
+#     kernels have no IRQ time accounting, so it counts there) plus the
+#     ksoftirqd threads'.  Configurations interleaved, the order reversed
+#     on even repetitions.  bench/report.py: CPU per datagram above the
+#     same repetition's "loaded", divided by events per datagram.
+#     hookinfo.csv: each event's hook on this kernel.
 # ------------------------------------------------------------------
 HOOK_EVENTS="sock_send udp_send ip_send dev_send dev_recv ip_recv udp_recv sock_recv"
+hook_one() {	# hook_one CFG REP: one row of hooks.csv
+	local cfg=$1 rep=$2 tag=hooks.$1.$2 k0 k1 spid sent rcvd scpu rcpu
+	consumer_start "$cfg" "$tag"
+	ip netns exec "$NS_B" taskset -c 1 "$MAGNET_TOOLS/udp_sink" -q 1000 -t 120 9100 \
+		>"$RAW/$tag.sink" 2>&1 &
+	spid=$!
+	wait_for "$RAW/$tag.sink" '^ready' 30
+	k0=$(sched_ns $(pgrep -x 'ksoftirqd/[0-9]+' | tr '\n' ' '))
+	ip netns exec "$NS_A" taskset -c 0 "$MAGNET_TOOLS/udp_flood" -t 120 "$IP_B" 9100 "$HK_N" 1400 \
+		>"$RAW/$tag.flood" 2>&1
+	wait "$spid"
+	k1=$(sched_ns $(pgrep -x 'ksoftirqd/[0-9]+' | tr '\n' ' '))
+	consumer_stop "$cfg" "$tag"
+	sent=$(sed -nE 's/.*sent=([0-9]+).*/\1/p' "$RAW/$tag.flood")
+	scpu=$(sed -nE 's/.*cpu_ns=([0-9]+).*/\1/p' "$RAW/$tag.flood")
+	rcvd=$(sed -nE 's/^datagrams=([0-9]+).*/\1/p' "$RAW/$tag.sink")
+	rcpu=$(sed -nE 's/^datagrams=.*cpu_ns=([0-9]+).*/\1/p' "$RAW/$tag.sink")
+	echo "$KV,$cfg,$rep,${sent:-0},${rcvd:-0},${scpu:-0},${rcpu:-0},$((k1 - k0)),${PROD:-0},${TR_EV:-0},${LOST:-0},$(clocksource)" >>"$R/hooks.csv"
+	echo "# $tag: sent=$sent received=$rcvd sender_ns=$scpu receiver_ns=$rcpu ksoftirqd_ns=$((k1 - k0)) events=$PROD lost=$LOST"
+}
+
 hooks() {
-	local e cfgs=loaded
+	local e rep cfg cfgs=loaded order
+	[ -x "$MAGNET_TOOLS/udp_flood" ] && [ -x "$MAGNET_TOOLS/udp_sink" ] || {
+		echo "# hooks: udp_flood/udp_sink not built"; return 0; }
 	magnetctl -j probe list | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 d = d["probes"] if isinstance(d, dict) else d
+print("event,hook")
 for p in d:
-    if p["module"] == "magnet_net":
-        print("%s,%s" % (p["name"], p["hook"]))' >"$R/hooks.txt"
+    if p.get("module") == "magnet_net":
+        print("%s,%s" % (p["name"], p["hook"]))' >"$R/hookinfo.csv"
 	for e in $HOOK_EVENTS; do cfgs="$cfgs h_$e"; done
-	echo "$P_HEADER" >"$R/hooks.csv"
-	P_CSV=$R/hooks.csv P_TAG=hooks. IP_RATE=$FR_RATE run_cfgs "$cfgs" "$HK_REPS"
+	echo "kernel,config,rep,sent,received,sender_ns,receiver_ns,ksoftirqd_ns,events,written,lost,clocksource" >"$R/hooks.csv"
+	for rep in $(seq 1 "$HK_REPS"); do
+		order=$cfgs
+		[ $((rep % 2)) -eq 0 ] && order=$(tr ' ' '\n' <<<"$cfgs" | tac | tr '\n' ' ')
+		for cfg in $order; do
+			hook_one "$cfg" "$rep"
+		done
+	done
 }
 
 fixedrate() {

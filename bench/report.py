@@ -319,34 +319,34 @@ HOOK_ORDER = ["sock_send", "udp_send", "ip_send", "dev_send",
 
 def hooks_section(kvers):
     """Per network event: its hook on each kernel and what it costs per
-    event, from hooks.csv: CPU µs per datagram above "loaded" (the same
-    repetition's), divided by the events recorded per datagram sent."""
+    event, from hooks.csv: CPU µs per datagram (sender, receiver and
+    ksoftirqd threads) above "loaded" (the same repetition's), divided by
+    the events recorded per datagram sent."""
     md = []
     for kv in kvers:
         rows = read_csv(kv, "hooks.csv")
         if not rows:
             continue
-        hooks = {}
-        p = os.path.join(RES, kv, "hooks.txt")
-        if os.path.exists(p):
-            for line in open(p):
-                if "," in line:
-                    k, v = line.strip().split(",", 1)
-                    hooks[k] = v
+        hooks = {r["event"]: r["hook"] for r in read_csv(kv, "hookinfo.csv")}
         g = group(rows, "config")
-        base = {r["rep"]: proc_us_per_dgram(r) for r in g.get(("loaded",), [])}
+        def us(r):
+            n = fnum(r["sent"])
+            return (fnum(r["sender_ns"]) + fnum(r["receiver_ns"]) +
+                    fnum(r["ksoftirqd_ns"])) / 1000 / n if n else float("nan")
+        base = {r["rep"]: us(r) for r in g.get(("loaded",), [])}
         if not base:
             continue
         md.append("\n#### %s\n" % kv)
+        lo = [v for v in base.values() if v == v]
+        md.append("Baseline (`loaded`): %.1f µs of CPU per datagram (%s).\n" % (med(lo), spread(lo, "%.1f")))
         md.append("| event | hook | n | events per datagram | CPU µs per datagram above loaded, median (min...max) | µs per event |")
         md.append("| --- | --- | --- | --- | --- | --- |")
         for e in HOOK_ORDER:
             rs = g.get(("h_" + e,), [])
             if not rs:
                 continue
-            d = [proc_us_per_dgram(r) - base[r["rep"]] for r in rs if r["rep"] in base]
-            epd = [fnum(r["events"]) / fnum(r["sent_packets"]) for r in rs
-                   if fnum(r["sent_packets"]) > 0]
+            d = [us(r) - base[r["rep"]] for r in rs if r["rep"] in base]
+            epd = [fnum(r["events"]) / fnum(r["sent"]) for r in rs if fnum(r["sent"]) > 0]
             per = med(d) / med(epd) if med(epd) else float("nan")
             md.append("| `%s` | `%s` | %d | %.2f | %.2f (%s) | %.2f |" % (
                 e, hooks.get(e, "?"), len(rs), med(epd), med(d), spread(d, "%.2f"), per))

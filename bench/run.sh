@@ -63,7 +63,7 @@ fi
 # A private user-space build: the shared build/ may be rebuilt by someone
 # else while the VM runs.
 cmake -S . -B build/bench -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/bench -j2 --target magnetctl stream_drain >/dev/null
+cmake --build build/bench -j2 --target magnetctl stream_drain udp_flood udp_sink >/dev/null
 export MAGNETCTL=$top/build/bench/magnetctl/magnetctl
 export MAGNET_TOOLS=$top/build/bench/tests/tools
 export MAGNET_BENCH_MODE=$mode

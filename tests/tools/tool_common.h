@@ -58,6 +58,15 @@ static unsigned long long parse_num(const char *what, const char *s,
 	return v;
 }
 
+/* CPU time of the calling thread, ns (softirq work it ran included). */
+static inline uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -8,7 +8,7 @@
  * back to back (or one every -i microseconds), stopping early after -t
  * seconds (default 10).  Prints "pid=<pid> ino=<socket inode>" before the
  * first send and "sent=<datagrams> bytes=<bytes> errors=<failed sends>
- * elapsed_ms=<ms>" at the end.  Failed sends (ENOBUFS, ECONNREFUSED from
+ * elapsed_ms=<ms> cpu_ns=<the sending thread's CPU time>" at the end.  Failed sends (ENOBUFS, ECONNREFUSED from
  * an ICMP error) are counted, not fatal.  Exit 0 if COUNT were sent.
  */
 #include "tool_common.h"
@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 	unsigned long long timeout_s = 10, interval_us = 0, count, size;
 	unsigned long long sent = 0, bytes = 0, errors = 0;
 	struct sockaddr_in sa;
-	uint64_t t0, deadline;
+	uint64_t t0, c0, deadline;
 	int fd, opt;
 	char *buf;
 
@@ -53,6 +53,7 @@ int main(int argc, char **argv)
 	print_ids(fd);
 
 	t0 = now_ns();
+	c0 = thread_cpu_ns();
 	deadline = t0 + timeout_s * 1000000000ull;
 	while (sent < count) {
 		ssize_t r = send(fd, buf, size, 0);
@@ -78,7 +79,8 @@ int main(int argc, char **argv)
 			usleep(interval_us);
 	}
 	close(fd);
-	printf("sent=%llu bytes=%llu errors=%llu elapsed_ms=%llu\n", sent, bytes, errors,
-	       (unsigned long long)((now_ns() - t0) / 1000000));
+	printf("sent=%llu bytes=%llu errors=%llu elapsed_ms=%llu cpu_ns=%llu\n", sent, bytes,
+	       errors, (unsigned long long)((now_ns() - t0) / 1000000),
+	       (unsigned long long)(thread_cpu_ns() - c0));
 	return sent == count ? 0 : 1;
 }

@@ -8,7 +8,7 @@
  * "pid=<pid> ino=<socket inode>", then counts datagrams until EXPECT have
  * arrived, or -t seconds (default 30) have passed, or, once the first
  * datagram arrived, nothing came for -q ms (default 2000).  Prints
- * "datagrams=<n> bytes=<b>".  Exit 0 (1 if EXPECT was given and not met).
+ * "datagrams=<n> bytes=<b> cpu_ns=<the receiving thread's CPU time>".  Exit 0 (1 if EXPECT was given and not met).
  */
 #include "tool_common.h"
 #include <poll.h>
@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	unsigned long long n = 0, bytes = 0;
 	const char *bind_addr = "0.0.0.0";
 	struct sockaddr_in sa;
-	uint64_t deadline, last = 0;
+	uint64_t deadline, c0, last = 0;
 	static char buf[65536];
 	int fd, opt, rb;
 
@@ -57,6 +57,7 @@ int main(int argc, char **argv)
 	printf("ready port=%s\n", argv[optind]);
 	print_ids(fd);
 
+	c0 = thread_cpu_ns();
 	deadline = now_ns() + timeout_s * 1000000000ull;
 	while (!expect || n < expect) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -80,6 +81,7 @@ int main(int argc, char **argv)
 		last = now_ns();
 	}
 	close(fd);
-	printf("datagrams=%llu bytes=%llu\n", n, bytes);
+	printf("datagrams=%llu bytes=%llu cpu_ns=%llu\n", n, bytes,
+	       (unsigned long long)(thread_cpu_ns() - c0));
 	return (expect && n < expect) ? 1 : 0;
 }
