@@ -449,9 +449,9 @@ static void sb_kstr(struct sbuf *b, const char *k, const char *v)
 static const char *clock_name(unsigned int id)
 {
 	switch (id) {
-	case 1:
+	case MAGNET_CLOCK_MONOTONIC:
 		return "monotonic";
-	case 2:
+	case MAGNET_CLOCK_LOCAL:
 		return "local";
 	default:
 		return "unknown";
