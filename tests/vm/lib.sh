@@ -490,6 +490,12 @@ magnetctl() {
 	"$MAGNETCTL" "$@"
 }
 
+# dump_count TRACE EVENT: records of EVENT in TRACE, by the event column of
+# "magnetctl dump" (the EVENTDEF line that names EVENT is not one of them)
+dump_count() {
+	"$MAGNETCTL" dump --no-header "$1" 2>/dev/null | awk -F'\t' -v e="$2" '$4 == e' | wc -l
+}
+
 # check_trace ARGS...: run tests/tools/check_trace.py (TAP on stdout). Its
 # assertions are not counted by this library; use it through check, e.g.
 #	check "trace is valid" check_trace "$t" --mtu 1500

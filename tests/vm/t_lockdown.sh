@@ -98,7 +98,7 @@ read -r nbytes produced <<<"$(python3 "$R/rd.py" /sys/kernel/magnet/S 2>&1)"
 check "magnet_selftest again: into T" st_round T
 out=$(magnetctl record T -o "$R/t.trace" --duration 1 2>&1)
 check_eq "magnetctl record T (by name: magnetfs) exits 0" 0 $?
-n=$(magnetctl dump "$R/t.trace" 2>/dev/null | grep -c selftest)
+n=$(dump_count "$R/t.trace" selftest)
 [ "${n:-0}" -ge 1000 ] && ok "the recorded trace has the selftest records ($n)" ||
 	not_ok "the recorded trace has the selftest records" "$n; $out"
 

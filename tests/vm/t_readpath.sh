@@ -114,7 +114,7 @@ sleep 0.5
 kill -INT "${BG_PID[recw]}"
 bg_wait recw 20
 check_eq "record --watermark --timeout --min-events stops cleanly on SIGINT" 0 $?
-n=$(magnetctl dump "$R/wm.trace" 2>/dev/null | grep -c udp_send)
+n=$(dump_count "$R/wm.trace" udp_send)
 [ "${n:-0}" -ge 500 ] && ok "record kept all 500 events ($n)" ||
 	not_ok "record kept all 500 events" "got $n"
 # send30: 30 udp_send events, about 1.5 KB: below any watermark used here
@@ -135,7 +135,7 @@ kill -INT "${BG_PID[recd]}"
 bg_wait recd 20
 check_eq "record with a 60 s timeout stops at once on SIGINT" 0 $?
 check_eq "record kept the 30 events below the watermark" 30 \
-	"$(magnetctl dump "$R/tail.trace" 2>/dev/null | grep -c udp_send)"
+	"$(dump_count "$R/tail.trace" udp_send)"
 # without options record batches: a quarter of a CPU's ring (at most 256 KiB) or
 # 200 ms, and says so
 ring=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["subbuf_size"] * d["subbuf_count"])')
@@ -158,12 +158,12 @@ rule_of() {
 rec30 recdef
 check_eq "record's default rule: watermark $wm, timeout 200 ms, min-events 0" "$wm 200 0" "$(rule_of recdef)"
 check_eq "record's default rule kept the 30 events" 30 \
-	"$(magnetctl dump "$R/recdef.trace" 2>/dev/null | grep -c udp_send)"
+	"$(dump_count "$R/recdef.trace" udp_send)"
 # --watermark 0: the kernel's rule, a read per record
 rec30 rec0 --watermark 0
 check_eq "record --watermark 0: the kernel's rule (watermark 0, no timeout)" "0 0 0" "$(rule_of rec0)"
 check_eq "record --watermark 0 kept the 30 events" 30 \
-	"$(magnetctl dump "$R/rec0.trace" 2>/dev/null | grep -c udp_send)"
+	"$(dump_count "$R/rec0.trace" udp_send)"
 # --switch-timer: the default watermark, the timer as timeout; events far
 # below the watermark reach the file while the recorder still runs (live
 # viewing), not only at the stop
@@ -172,7 +172,7 @@ sleep 1
 send30
 n=0
 for i in $(seq 1 100); do
-	n=$(magnetctl dump "$R/recsw.trace" 2>/dev/null | grep -c udp_send)
+	n=$(dump_count "$R/recsw.trace" udp_send)
 	[ "$n" -ge 30 ] && break
 	sleep 0.2
 done
@@ -258,7 +258,7 @@ check "stream delete rdel under the recorder" magnetctl stream delete rdel
 bg_wait recdel 30
 check_eq "record ends by itself when its stream is deleted (exit 0)" 0 $?
 check_eq "record of the deleted stream kept the 30 events" 30 \
-	"$(magnetctl dump "$R/recdel.trace" 2>/dev/null | grep -c udp_send)"
+	"$(dump_count "$R/recdel.trace" udp_send)"
 check "the deleted stream's trace is well formed (check_trace)" check_trace "$R/recdel.trace"
 
 check "modules unload" magnet_unload
