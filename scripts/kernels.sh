@@ -4,11 +4,12 @@
 # the standard ones first (sorted), then the PREEMPT_RT ones.
 #
 # PREEMPT_RT kernels (CONFIG_PREEMPT_RT=y in /boot/config-*) cost a whole
-# VM suite each, so by default only the newest is listed (6.12-rt; the CI
-# time budget is in tests/vm/README.md).  MAGNET_RT_KERNELS chooses:
-#   newest (default)  the newest RT kernel
-#   all               every RT kernel (e.g. 6.1-rt too)
-#   none              no RT kernel
+# VM suite each and the suite has not yet run whole in them (tests/vm/
+# README.md), so by default none is listed; scripts/test.sh still builds
+# their modules.  MAGNET_RT_KERNELS chooses:
+#   none (default)    no RT kernel
+#   newest            the newest RT kernel (6.12-rt)
+#   all               every RT kernel (6.1-rt too)
 # MAGNET_KERNELS (space separated) overrides the whole list, e.g.
 #   MAGNET_KERNELS=6.1.0-56-rt-amd64 ./scripts/test.sh
 set -euo pipefail
@@ -16,7 +17,7 @@ if [ -n "${MAGNET_KERNELS:-}" ]; then
 	tr ' ' '\n' <<<"$MAGNET_KERNELS" | sed '/^$/d'
 	exit 0
 fi
-rt=${MAGNET_RT_KERNELS:-newest}
+rt=${MAGNET_RT_KERNELS:-none}
 case $rt in
 newest|all|none) ;;
 *) echo "kernels.sh: MAGNET_RT_KERNELS must be newest, all or none, not '$rt'" >&2
