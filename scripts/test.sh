@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # MAGNET's full test run, from a fresh machine: installs what it needs,
 # builds user space and runs the unit tests (ASan/UBSan), builds the
-# modules without warnings for every kernel scripts/kernels.sh lists (6.1,
-# 6.12 and the newest PREEMPT_RT kernel, 6.12-rt; MAGNET_RT_KERNELS=all adds
-# 6.1-rt, MAGNET_KERNELS picks), then boots each kernel with virtme-ng and
-# runs the integration tests in it.
+# modules without warnings for every installed kernel (6.1, 6.12 and their
+# PREEMPT_RT flavours), then boots each kernel scripts/kernels.sh lists (6.1
+# and 6.12; MAGNET_RT_KERNELS=newest|all adds RT ones, MAGNET_KERNELS picks)
+# with virtme-ng and runs the integration tests in it.
 # Ends with one line "N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
