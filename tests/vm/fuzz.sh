@@ -18,7 +18,7 @@
 #
 # A longer run by hand (tests/vm/README.md):
 #	MAGNET_FUZZ_COUNT=1000000 MAGNET_FUZZ_DURATION=900 \
-#		scripts/vm-run.sh -t 1200 KVER tests/vm/t_fuzz.sh
+#		scripts/vm-run.sh -t 1200 KVER tests/vm/fuzz.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
