@@ -94,14 +94,19 @@ static notrace void rings_global_sync_nmi(struct magnet_rings *rs)
 }
 NOKPROBE_SYMBOL(rings_global_sync_nmi);
 
-/* Global ring, glock held: a timestamp not before the last one in it. */
-static notrace u64 rings_global_now(struct magnet_rings *rs)
+/*
+ * Global ring, glock held: @now (read before the lock), or the last
+ * timestamp in the ring if that is later.  The clock is read outside the
+ * lock because it is a function outside MAGNET: a run-time probe on it
+ * whose handler records into this stream would otherwise spin on the
+ * lock its own CPU holds.
+ */
+static notrace u64 rings_global_now(struct magnet_rings *rs, u64 now)
 {
-	u64 now = magnet_rings_clock(rs);
-
 	/*
 	 * The fast monotonic clock may step back a little across a
-	 * timekeeping update, the local clock across CPUs.
+	 * timekeeping update, the local clock across CPUs; a writer that
+	 * read the clock before another took the lock is later in the ring.
 	 */
 	if (unlikely(now < rs->glast_ts))
 		now = rs->glast_ts;
@@ -148,6 +153,7 @@ notrace bool magnet_rings_write(struct magnet_rings *rs, u16 event,
 		now = (rs->clock == MAGNET_CLOCK_MONOTONIC && mono) ? mono :
 		      magnet_rings_clock(rs);
 	} else {
+		now = magnet_rings_clock(rs);
 		if (unlikely(in_nmi())) {
 			/* the lock holder may be the code this NMI interrupted */
 			if (!raw_spin_trylock(&rs->glock)) {
@@ -159,11 +165,12 @@ notrace bool magnet_rings_write(struct magnet_rings *rs, u16 event,
 		}
 		rings_global_sync_nmi(rs);
 		/*
-		 * The global order is the ring's: its timestamps are read
-		 * under the lock, so they may be a little later than the
-		 * @mono synthesizers and correlators saw for the same event.
+		 * The global order is the ring's: a timestamp is the clock
+		 * read just before the lock, raised to the last one in the
+		 * ring, so it may be a little later than the @mono
+		 * synthesizers and correlators saw for the same event.
 		 */
-		now = rings_global_now(rs);
+		now = rings_global_now(rs, now);
 	}
 	r->produced++;
 	/* frozen: a reader is in the rings (overwrite mode only) */
@@ -217,16 +224,20 @@ static void rings_flush_cpu(void *arg)
 void magnet_rings_flush(struct magnet_rings *rs)
 {
 	unsigned long flags;
+	u64 now;
 
 	if (!rs->global) {
 		on_each_cpu(rings_flush_cpu, rs, 1);
 		return;
 	}
-	raw_spin_lock_irqsave(&rs->glock, flags);
+	local_irq_save(flags);
+	now = magnet_rings_clock(rs);
+	raw_spin_lock(&rs->glock);
 	rings_global_sync_nmi(rs);
 	if (!READ_ONCE(rs->frozen))
-		magnet_ring_flush_lost(rs->global, rings_global_now(rs));
-	raw_spin_unlock_irqrestore(&rs->glock, flags);
+		magnet_ring_flush_lost(rs->global, rings_global_now(rs, now));
+	raw_spin_unlock(&rs->glock);
+	local_irq_restore(flags);
 }
 
 void magnet_rings_stats(struct magnet_rings *rs,

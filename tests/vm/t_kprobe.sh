@@ -9,7 +9,8 @@
 # (never a kernel address), the user buffer kept.  A missing symbol, an
 # offset inside an instruction, a taken name and an unknown name are
 # refused with a message; deleting a probe while it records, and
-# unloading the core with run-time probes left, keep the log clean.
+# unloading the core with run-time probes left, keep the log clean; a
+# kprobe on the global ring's clock recording into that ring is harmless.
 MAGNET_MODULES="magnet"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -137,6 +138,41 @@ kill -INT "${BG_PID[rec2]}"
 bg_wait rec2 20
 check_eq "the reader ends cleanly" 0 $?
 check "stream delete kp" magnetctl stream delete kp
+
+# A run-time kprobe on the function a global stream's clock calls, recording
+# into that same stream while magnet_selftest's hrtimers record there: the
+# ring reads its clock before it takes the global lock, so the probe's
+# handler, which records too, never spins on a lock its own CPU holds (a
+# hard lockup before).  Each selftest event must still arrive.
+if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ]; then
+	check "stream create gclk global" magnetctl stream create gclk subbuf-size 256K subbuf-count 8 global
+	check "probe add kp_clock kprobe ktime_get_mono_fast_ns" \
+		magnetctl probe add kp_clock kprobe ktime_get_mono_fast_ns
+	insmod "$MAGNET_MODDIR/magnet_selftest.ko" count=2000 period_us=50
+	check_eq "insmod magnet_selftest count=2000" 0 $?
+	bg grec "$MAGNETCTL" record gclk -o "$R/gclk.trace"
+	sleep 0.3
+	check "enable kp_clock and selftest into gclk" magnetctl probe enable kp_clock selftest stream gclk
+	for _ in $(seq 1 600); do
+		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && break
+		sleep 0.1
+	done
+	check_eq "the selftest producers finished" 0 "$(cat /sys/module/magnet_selftest/parameters/running)"
+	check "disable both" magnetctl probe disable kp_clock selftest
+	kill -INT "${BG_PID[grec]}"
+	bg_wait grec 30
+	check_eq "record gclk stops cleanly" 0 $?
+	ncpu=$(nproc)
+	n=$(dump_count "$R/gclk.trace" selftest)
+	check_eq "every selftest event is in the trace (2000 per CPU)" $((2000 * ncpu)) "$n"
+	n=$(dump_count "$R/gclk.trace" kp_clock)
+	check "kp_clock recorded into the same stream ($n)" test "${n:-0}" -gt 0
+	check "probe del kp_clock" magnetctl probe del kp_clock
+	check "stream delete gclk" magnetctl stream delete gclk
+	rmmod magnet_selftest
+else
+	skip "a kprobe on the global ring's clock" "magnet_selftest.ko not built"
+fi
 # kr_write is left: the core's exit removes it
 check "unload the core with a run-time kprobe left" magnet_unload
 check_dmesg_clean
