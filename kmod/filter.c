@@ -188,20 +188,15 @@ void magnet_filter_read_cnt(struct magnet_filter *f,
 
 /* ---- fast path: rcu_read_lock_sched held, not in NMI ----------------- */
 
-static notrace u64 current_cgroup_id(void)
+/* The current task's cgroup v2 and its ID; the caller holds rcu_read_lock(). */
+static notrace void current_cgroup(struct magnet_fkey *ev)
 {
 #ifdef CONFIG_CGROUPS
-	u64 id;
-
-	rcu_read_lock();
-	id = cgroup_id(task_dfl_cgroup(current));
-	rcu_read_unlock();
-	return id;
-#else
-	return 0;
+	ev->cgrp = task_dfl_cgroup(current);
+	ev->cgroup = cgroup_id(ev->cgrp);
 #endif
 }
-NOKPROBE_SYMBOL(current_cgroup_id);
+NOKPROBE_SYMBOL(current_cgroup);
 
 static notrace struct magnet_filter *chain_first(struct hlist_head *h,
 					 const struct magnet_fkey *ev)
@@ -225,14 +220,17 @@ static notrace struct magnet_filter *magnet_filter_lookup(struct magnet_point *p
 	};
 	struct magnet_filter *a, *w;
 
+	/* the event's cgroup stays valid while its ancestors are compared */
+	rcu_read_lock();
 	if (in_task()) {
 		ev.pid = current->pid;
 		ev.tgid = current->tgid;
 		if (READ_ONCE(magnet_nr_cgroup_filters))
-			ev.cgroup = current_cgroup_id();
+			current_cgroup(&ev);
 	}
 	a = chain_first(&magnet_ftab[pt->id & (MAGNET_FTAB_SIZE - 1)], &ev);
 	w = chain_first(&magnet_ftab[MAGNET_FTAB_WILD], &ev);
+	rcu_read_unlock();
 	if (!a)
 		return w;
 	if (!w)

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <linux/math64.h>
 #include <linux/bitops.h>
+#include <linux/cgroup.h>
 #else
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,16 +31,51 @@ enum {
 	MAGNET_FK_CGROUP	= 1 << 5,
 };
 
-/* A filter's key (with @mask) or an event's key (all fields set). */
+/*
+ * A filter's key (with @mask) or an event's key (all fields set).
+ * @cgroup: a filter's cgroup v2 ID, whose whole subtree it matches, at
+ * depth @cg_level (the root is 0); an event's own cgroup's ID, found
+ * with its ancestors through @cgrp in the kernel (RCU), @cg_ids in the
+ * unit tests (the IDs from the root down, @cg_level + 1 of them).
+ */
 struct magnet_fkey {
 	u32 mask;
 	u32 event;
 	u32 cpu;
 	u32 pid;
 	u32 tgid;
+	u32 cg_level;
 	u64 abstract_id;
 	u64 cgroup;
+#ifdef __KERNEL__
+	struct cgroup *cgrp;
+#else
+	const u64 *cg_ids;
+#endif
 };
+
+/*
+ * Is the event's cgroup the filter's cgroup or below it?  O(1): the
+ * ancestor at the filter's depth, as the kernel's cgroup_is_descendant()
+ * and BPF's ancestor checks find it.
+ */
+static inline bool magnet_fkey_cgroup_in(const struct magnet_fkey *f,
+					 const struct magnet_fkey *ev)
+{
+#ifdef __KERNEL__
+#ifdef CONFIG_CGROUPS
+	const struct cgroup *c = ev->cgrp;
+
+	return c && f->cg_level <= (u32)c->level &&
+	       cgroup_id(c->ancestors[f->cg_level]) == f->cgroup;
+#else
+	return false;
+#endif
+#else
+	return ev->cg_ids && f->cg_level <= ev->cg_level &&
+	       ev->cg_ids[f->cg_level] == f->cgroup;
+#endif
+}
 
 static inline bool magnet_fkey_match(const struct magnet_fkey *f,
 				     const struct magnet_fkey *ev)
@@ -51,7 +87,7 @@ static inline bool magnet_fkey_match(const struct magnet_fkey *f,
 	       (!(m & MAGNET_FK_AID) || f->abstract_id == ev->abstract_id) &&
 	       (!(m & MAGNET_FK_PID) || f->pid == ev->pid) &&
 	       (!(m & MAGNET_FK_TGID) || f->tgid == ev->tgid) &&
-	       (!(m & MAGNET_FK_CGROUP) || f->cgroup == ev->cgroup);
+	       (!(m & MAGNET_FK_CGROUP) || magnet_fkey_cgroup_in(f, ev));
 }
 
 /* Specificity: the number of keys given. */

@@ -12,6 +12,7 @@
  * "probes" multicast group.
  */
 #include <net/genetlink.h>
+#include <linux/cgroup.h>
 #include <linux/cpumask.h>
 #include "internal.h"
 #include "filter_core.h"
@@ -245,6 +246,34 @@ struct magnet_point *magnet_nl_find_point(struct netlink_ext_ack *extack,
 	return pt;
 }
 
+/*
+ * A cgroup key: a cgroup v2 that exists (its ID is what stat() shows for
+ * its directory), matched with its whole subtree.  Its depth is kept: an
+ * event's ancestor at that depth is compared with it.  A cgroup removed
+ * later matches nothing more (cgroup IDs are never reused).
+ */
+static int parse_cgroup(const struct nlattr *na, struct magnet_fkey *k,
+			struct netlink_ext_ack *extack)
+{
+#ifdef CONFIG_CGROUPS
+	u64 id = nla_get_u64(na);
+	struct cgroup *cgrp = cgroup_get_from_id(id);
+
+	if (IS_ERR_OR_NULL(cgrp)) {
+		magnet_set_err(extack, na, "no cgroup v2 with ID %llu", id);
+		return -ENOENT;
+	}
+	k->mask |= MAGNET_FK_CGROUP;
+	k->cgroup = id;
+	k->cg_level = cgrp->level;
+	cgroup_put(cgrp);
+	return 0;
+#else
+	magnet_set_err(extack, na, "the kernel has no cgroups");
+	return -EOPNOTSUPP;
+#endif
+}
+
 /* Match keys of filters and synthesizers: absent attributes are wildcards. */
 int magnet_nl_parse_fkey(const struct magnet_fkey_attrs *a,
 			 struct magnet_fkey *k, struct netlink_ext_ack *extack)
@@ -275,10 +304,8 @@ int magnet_nl_parse_fkey(const struct magnet_fkey_attrs *a,
 		k->mask |= MAGNET_FK_TGID;
 		k->tgid = nla_get_u32(a->tgid);
 	}
-	if (a->cgroup) {
-		k->mask |= MAGNET_FK_CGROUP;
-		k->cgroup = nla_get_u64(a->cgroup);
-	}
+	if (a->cgroup)
+		return parse_cgroup(a->cgroup, k, extack);
 	return 0;
 }
 

@@ -202,20 +202,15 @@ NOKPROBE_SYMBOL(skey_get);
 
 /* ---- fast path: interrupts off, rcu_read_lock_sched ---------------------- */
 
-static notrace u64 synth_cgroup_id(void)
+/* The current task's cgroup v2 and its ID; the caller holds rcu_read_lock(). */
+static notrace void synth_cgroup(struct magnet_fkey *ev)
 {
 #ifdef CONFIG_CGROUPS
-	u64 id;
-
-	rcu_read_lock();
-	id = cgroup_id(task_dfl_cgroup(current));
-	rcu_read_unlock();
-	return id;
-#else
-	return 0;
+	ev->cgrp = task_dfl_cgroup(current);
+	ev->cgroup = cgroup_id(ev->cgrp);
 #endif
 }
-NOKPROBE_SYMBOL(synth_cgroup_id);
+NOKPROBE_SYMBOL(synth_cgroup);
 
 static notrace void synth_account(struct magnet_synth *sy, const struct magnet_fkey *ev,
 			  u16 len, const void *payload, u64 now)
@@ -313,6 +308,8 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		ev.pid = current->pid;
 		ev.tgid = current->tgid;
 	}
+	/* the event's cgroup stays valid while its ancestors are compared */
+	rcu_read_lock();
 	hlist_for_each_entry_rcu(sy, &pt->synths, pnode) {
 		if (unlikely(in_nmi())) {
 			this_cpu_inc(sy->cnt->nmi);
@@ -320,7 +317,8 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		}
 		if (unlikely((sy->match.mask | sy->group) & MAGNET_FK_CGROUP) &&
 		    !cg) {
-			ev.cgroup = task ? synth_cgroup_id() : 0;
+			if (task)
+				synth_cgroup(&ev);
 			cg = true;
 		}
 		/* exactly the events of [start, end): see insert/remove */
@@ -331,6 +329,7 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		this_cpu_inc(sy->cnt->matched);
 		synth_account(sy, &ev, len, payload, now);
 	}
+	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_synth_feed);
 

@@ -14,11 +14,30 @@
 
 #include "../../kmod/filter_core.h"
 
+/*
+ * Events' cgroups: cgroup @cg (ID 10 + cg, or 9000) one level below the
+ * root (ID 1), or, for 9000, two levels below, under 8000.
+ */
+static const u64 cg_paths[][3] = {
+	{ 1, 10, 0 }, { 1, 11, 0 }, { 1, 12, 0 }, { 1, 8000, 9000 },
+};
+
 static struct magnet_fkey ev(u32 event, u32 cpu, u64 aid, u32 pid, u32 tgid,
 			     u64 cg)
 {
-	struct magnet_fkey k = { 0, event, cpu, pid, tgid, aid, cg };
+	struct magnet_fkey k = {
+		.event = event, .cpu = cpu, .abstract_id = aid, .pid = pid,
+		.tgid = tgid,
+	};
 
+	if (cg == 9000) {
+		k.cg_ids = cg_paths[3];
+		k.cg_level = 2;
+	} else {
+		k.cg_ids = cg_paths[cg % 3];
+		k.cg_level = 1;
+	}
+	k.cgroup = k.cg_ids[k.cg_level];
 	return k;
 }
 
@@ -49,10 +68,29 @@ static void test_match_each_key(void **state)
 	assert_true(magnet_fkey_match(&f, &e));
 	f.tgid = 42;
 	assert_false(magnet_fkey_match(&f, &e));
-	f = (struct magnet_fkey){ .mask = MAGNET_FK_CGROUP, .cgroup = 9000 };
+	f = (struct magnet_fkey){ .mask = MAGNET_FK_CGROUP, .cgroup = 9000,
+				  .cg_level = 2 };
+	assert_true(magnet_fkey_match(&f, &e));
+	/* a cgroup matches its whole subtree: the parent, the root */
+	f.cgroup = 8000;
+	f.cg_level = 1;
 	assert_true(magnet_fkey_match(&f, &e));
 	f.cgroup = 1;
+	f.cg_level = 0;
+	assert_true(magnet_fkey_match(&f, &e));
+	/* not a sibling, not a cgroup below the event's */
+	f.cgroup = 11;
+	f.cg_level = 1;
 	assert_false(magnet_fkey_match(&f, &e));
+	f.cgroup = 9001;
+	f.cg_level = 3;
+	assert_false(magnet_fkey_match(&f, &e));
+	/* an event from no task (no cgroup) matches no cgroup key */
+	e.cg_ids = NULL;
+	f.cgroup = 1;
+	f.cg_level = 0;
+	assert_false(magnet_fkey_match(&f, &e));
+	e = ev(20, 1, 777, 42, 40, 9000);
 	/* a wildcard ignores the field's value */
 	f = (struct magnet_fkey){ .mask = MAGNET_FK_EVENT, .event = 20, .cpu = 99 };
 	assert_true(magnet_fkey_match(&f, &e));
@@ -149,7 +187,9 @@ static void test_table_vs_bruteforce(void **state)
 		f->key.abstract_id = rand() % 5;
 		f->key.pid = rand() % 6;
 		f->key.tgid = rand() % 3;
-		f->key.cgroup = rand() % 3;
+		/* the root or one of the events' three cgroups */
+		f->key.cg_level = rand() % 2;
+		f->key.cgroup = f->key.cg_level ? 10 + rand() % 3 : 1;
 		f->prio = rand() % 5 - 2;
 		f->seq = i;
 		insert(f);

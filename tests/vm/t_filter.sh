@@ -8,8 +8,9 @@
 #     beats an equally specific one and that feeds two streams; what no
 #     filter takes goes to the probe's stream.  Every event lands exactly
 #     where it should and nowhere else (sequence numbers complete).
-#  2. pid, tgid and cgroup keys with UDP senders: a process in its own
-#     cgroup v2 gets its own stream.
+#  2. pid, tgid and cgroup keys with UDP senders: a process in a child of
+#     a cgroup v2 gets the stream of that cgroup's filter (a subtree
+#     match); a cgroup ID that does not exist is refused.
 #  3. 1-in-40 count sampling delivers exactly ceil(N/40); time sampling
 #     keeps events at least one period apart.
 #  4. Removing a filter, and a stream a filter feeds, while events flow.
@@ -130,9 +131,15 @@ if [ ! -f $CG/cgroup.controllers ]; then
 	mount -t cgroup2 none $CG || bail_out "cannot mount cgroup2"
 	on_exit "umount $CG"
 fi
-mkdir -p $CG/mgfilt
-on_exit "rmdir $CG/mgfilt"
-check "cgroup v2 directory $CG/mgfilt" test -f $CG/mgfilt/cgroup.procs
+mkdir -p $CG/mgfilt/sub
+on_exit "rmdir $CG/mgfilt/sub $CG/mgfilt"
+check "cgroup v2 directories $CG/mgfilt and $CG/mgfilt/sub" test -f $CG/mgfilt/sub/cgroup.procs
+out=$(magnetctl filter add f_nocg cgroup 987654321 stream net 2>&1)
+rc=$?
+case $out in
+*"no cgroup v2 with ID 987654321"*) check_eq "a cgroup ID that does not exist is refused: $out" 1 $((rc != 0)) ;;
+*) not_ok "a cgroup ID that does not exist is refused with the reason" "exit $rc: $out" ;;
+esac
 for s in net pf cg; do magnetctl stream create $s subbuf-size 1M subbuf-count 4; done
 check "enable sock_send udp_send into net" magnetctl probe enable sock_send udp_send stream net
 udp_sink_start usink 5002 || bail_out "udp_sink"
@@ -144,7 +151,9 @@ for s in s_pid s_cg s_tgid s_none; do
 done
 P1=${BG_PID[s_pid]} P2=${BG_PID[s_cg]} P3=${BG_PID[s_tgid]} P4=${BG_PID[s_none]}
 # (ip netns exec has its own /sys: move it from here)
-check "move sender $P2 into $CG/mgfilt" sh -c "echo $P2 > $CG/mgfilt/cgroup.procs"
+# the sender sits in a child of the filter's cgroup: a cgroup key matches
+# its whole subtree
+check "move sender $P2 into $CG/mgfilt/sub" sh -c "echo $P2 > $CG/mgfilt/sub/cgroup.procs"
 check "filter f_pid: pid $P1 -> pf" magnetctl filter add f_pid pid "$P1" stream pf
 check "filter f_cg: cgroup $CG/mgfilt -> cg" magnetctl filter add f_cg cgroup $CG/mgfilt stream cg
 check "filter f_tgid: tgid $P3 drop" magnetctl filter add f_tgid tgid "$P3" drop
@@ -158,7 +167,7 @@ p = [env["P%d" % i] for i in range(1, 5)]
 tg = {s: T[s]["tgid"].get("sock_send", {}) for s in T}
 diag("sock_send per tgid: %s" % tg)
 check(tg["pf"] == {p[0]: n}, "pid filter: its stream has the process's %d sends and nothing else" % n, tg["pf"])
-check(tg["cg"] == {p[1]: n}, "cgroup filter: the process in its own cgroup has its own stream", tg["cg"])
+check(tg["cg"] == {p[1]: n}, "cgroup filter: the process in a child of the filter's cgroup has its own stream", tg["cg"])
 mine = {k: v for k, v in tg["net"].items() if k in p}
 check(mine == {p[3]: n}, "default stream: the unfiltered sender's %d sends, none of the others'" % n, mine)
 ft = F["f_tgid"]
