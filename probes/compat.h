@@ -138,4 +138,19 @@ static __always_inline struct net_device *mnet_skb_dst_dev(const struct sk_buff 
 	return dst ? dst_dev_rcu(dst) : NULL;
 }
 
+/*
+ * The UDP socket table a namespace's lookups use (rx_sock.c): one global
+ * table in 6.1, a table per namespace (net->ipv4.udp_table, for IPv6
+ * too) since 6.2.
+ */
+#include <net/udp.h>
+static __always_inline struct udp_table *mnet_udp_table(struct net *net)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+	return net->ipv4.udp_table;
+#else
+	return &udp_table;
+#endif
+}
+
 #endif /* _MAGNET_PROBES_COMPAT_H */

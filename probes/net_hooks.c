@@ -27,6 +27,7 @@
 #include "mnet.h"
 #include "compat.h"
 #include "sock_id.h"
+#include "rx_sock.h"
 
 static __always_inline void mnet_emit(struct mnet_hook *h, u64 id, u32 len,
 				      u32 ifindex, u16 proto, u16 flags)
@@ -210,7 +211,10 @@ void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 		      MAGNET_NET_F_TX);
 }
 
-/* ip_rcv(struct sk_buff *skb, struct net_device *dev, ...) */
+/*
+ * ip_rcv(struct sk_buff *skb, struct net_device *dev, ...): the socket
+ * the packet is for is looked up (rx_sock.c), 0 when none takes it.
+ */
 void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	struct sk_buff *skb = (struct sk_buff *)mnet_arg(regs, 0);
@@ -218,8 +222,8 @@ void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 
 	if (!skb)
 		return;
-	mnet_emit_skb(h, 0, skb, dev ? dev->ifindex : 0, ETH_P_IP,
-		      MAGNET_NET_F_RX);
+	mnet_emit_skb(h, mnet_rx_sock_id(skb, dev, htons(ETH_P_IP)), skb,
+		      dev ? dev->ifindex : 0, ETH_P_IP, MAGNET_NET_F_RX);
 }
 
 /* --- device layer ------------------------------------------------- */
@@ -232,11 +236,12 @@ void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
 		      ntohs(skb->protocol), MAGNET_NET_F_TX);
 }
 
-/* net:netif_receive_skb */
+/* net:netif_receive_skb: the receiving socket as for ip_recv */
 void mnet_dev_recv_tp(void *data, struct sk_buff *skb)
 {
-	mnet_emit_skb(data, 0, skb, skb->dev ? skb->dev->ifindex : 0,
-		      ntohs(skb->protocol), MAGNET_NET_F_RX);
+	mnet_emit_skb(data, mnet_rx_sock_id(skb, skb->dev, skb->protocol), skb,
+		      skb->dev ? skb->dev->ifindex : 0, ntohs(skb->protocol),
+		      MAGNET_NET_F_RX);
 }
 
 /*

@@ -7,7 +7,8 @@
 # two namespaces, then check the trace with the independent decoder:
 # SYSINFO first, 10240-byte writes at the socket layer, wire-sized packets
 # at IP and device, the sender's pid, per-CPU time order, no kernel
-# addresses, and produced = read + lost exactly.  A second, tiny stream
+# addresses, and produced = read + lost exactly; the receive path's events
+# carry the receiving socket's ID at every layer.  A second, tiny stream
 # with no reader forces losses and checks that they are all reported.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -67,6 +68,50 @@ check "trace: format, order, pid, 10 KB writes, MTU, accounting" \
 	--expect-lost "$lost" $(for e in $NET_EVENTS; do echo --require "$e"; done)
 check_trace "$R/net.trace" --summary >"$R/net.summary" 2>&1
 diag "$(cat "$R/net.summary")"
+
+# --- the receive path carries the receiving socket's ID at every layer ---
+# dev_recv and ip_recv look the socket up (probes/rx_sock.c): for the UDP
+# sink's socket, each layer sees the same datagrams; for the TCP sink's
+# connection, the device and IP layers see the segments the transport
+# layer does (at most one apart: a segment that arrives while accept()
+# attaches the socket); every other non-zero receive-side ID is one of
+# the test's sockets.
+uino=$(kv "$(out usink)" ino)
+urcv=$(kv "$(out usink)" datagrams)
+tino=$(kv "$(out sink)" ino)
+magnetctl -j dump "$R/net.trace" >"$R/net.jsonl"
+python3 - "$R/net.jsonl" "$uino" "$urcv" "$tino" "$ino" >"$R/rx.tap" <<'PY'
+import json, sys
+from collections import Counter
+path, uino, urcv, tino, sino = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+n = Counter()
+ids = set()
+for line in open(path):
+    r = json.loads(line)
+    if r.get("name") in ("dev_recv", "ip_recv", "udp_recv", "tcp_recv", "sock_recv"):
+        n[(r["name"], r["abstract_id"])] += 1
+        if r["name"] in ("dev_recv", "ip_recv") and r["abstract_id"]:
+            ids.add(r["abstract_id"])
+out = []
+def ok(cond, what, why=""):
+    out.append(("ok" if cond else "not ok") + " - " + what + ("" if cond else " # " + why))
+u = [n[(e, uino)] for e in ("dev_recv", "ip_recv", "udp_recv")]
+ok(u[0] == u[1] == u[2] >= urcv > 0,
+   "UDP: dev_recv, ip_recv and udp_recv carry the sink's socket %d for the same datagrams (%d; %d read)" % (uino, u[0], urcv),
+   "dev_recv %d ip_recv %d udp_recv %d, read %d" % (u[0], u[1], u[2], urcv))
+ok(n[("sock_recv", uino)] == urcv, "UDP: sock_recv %d times for the sink's socket" % urcv, str(n[("sock_recv", uino)]))
+t = [n[(e, tino)] for e in ("dev_recv", "ip_recv", "tcp_recv")]
+ok(t[0] == t[1] and t[0] > 0 and abs(t[0] - t[2]) <= 1,
+   "TCP: dev_recv and ip_recv carry the sink connection's socket %d for the segments tcp_recv sees (%d)" % (tino, t[2]),
+   "dev_recv %d ip_recv %d tcp_recv %d" % tuple(t))
+ok(n[("dev_recv", sino)] > 0 and n[("dev_recv", sino)] == n[("ip_recv", sino)],
+   "TCP: the sender's socket %d receives its ACKs at dev_recv and ip_recv (%d)" % (sino, n[("dev_recv", sino)]),
+   "dev_recv %d ip_recv %d" % (n[("dev_recv", sino)], n[("ip_recv", sino)]))
+# the listener gets the SYN; anything else must be one of ours
+ok(len(ids - {uino, tino, sino}) <= 1, "no other receive-side socket IDs than the test's (and the listener's)", str(ids))
+print("\n".join(out))
+PY
+tap_import "$R/rx.tap"
 
 out_dump=$(magnetctl dump "$R/net.trace" | awk -F'\t' -v ino="$ino" '$4 == "tcp_send" && $5 == ino && $6 == 10240' | wc -l)
 check_eq "magnetctl dump shows the 50 tcp_send writes of 10240 bytes" 50 "$out_dump"
