@@ -168,6 +168,17 @@ static unsigned long long to_ns(const struct dump_state *ds,
 				    ds->clock_hz);
 }
 
+/*
+ * The symbolic name of errno @e ("EMSGSIZE"), "E?" for one the C library
+ * does not know (a kernel-internal code such as ENOIOCTLCMD).
+ */
+static const char *errno_name(int e)
+{
+	const char *n = e > 0 ? strerrorname_np(e) : NULL;
+
+	return n ? n : "E?";
+}
+
 /* The "size" column: what the event is about, in its own unit. */
 static unsigned long long rec_size(const struct magnet_rec *r)
 {
@@ -355,7 +366,12 @@ static void print_payload(const struct dump_state *ds,
 		out_uint("ifindex", NULL, r->u.net.ifindex);
 		out_uint("proto", NULL, r->u.net.proto);
 		out_uint("flags", NULL, r->u.net.flags);
-		out_uint("gso_size", NULL, r->u.net.gso_size);
+		if (r->u.net.flags & MAGNET_NET_F_ERROR) {
+			out_int("err", NULL, r->u.net.err);
+			out_string("error", NULL, errno_name(-r->u.net.err));
+		} else {
+			out_uint("gso_size", NULL, r->u.net.gso_size);
+		}
 		out_uint("gso_segs", NULL, r->u.net.gso_segs);
 		out_close_object();
 		break;
@@ -535,6 +551,13 @@ static void rec_details(const struct dump_state *ds, struct sbuf *b,
 			  magnet_payload_name(r->u.eventdef.payload));
 		break;
 	case MAGNET_REC_NET:
+		if (r->u.net.flags & MAGNET_NET_F_ERROR) {
+			sb_printf(b, "len=%u ifindex=%u proto=%u flags=0x%x err=%s(%d)",
+				  r->u.net.len, r->u.net.ifindex, r->u.net.proto,
+				  r->u.net.flags, errno_name(-r->u.net.err),
+				  r->u.net.err);
+			break;
+		}
 		sb_printf(b, "len=%u ifindex=%u proto=%u flags=0x%x gso_size=%u gso_segs=%u",
 			  r->u.net.len, r->u.net.ifindex, r->u.net.proto,
 			  r->u.net.flags, r->u.net.gso_size, r->u.net.gso_segs);

@@ -15,6 +15,7 @@
  * safe without a lock; sock_i_ino() would take sk_callback_lock.
  */
 #include <linux/kernel.h>
+#include <linux/err.h>
 #include <linux/minmax.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
@@ -67,24 +68,45 @@ static __always_inline u32 mnet_len(size_t len)
 	return min_t(size_t, len, U32_MAX);
 }
 
+/*
+ * A socket call's result: @ret bytes moved, or a failure (-errno) with
+ * MAGNET_NET_F_ERROR, len 0 and the negated errno in @err.  A call that
+ * moved nothing (ret 0: end of file, an empty datagram) is not recorded.
+ */
+static __always_inline void mnet_emit_ret(struct mnet_hook *h,
+					  const struct sock *sk, int ret,
+					  u16 flags)
+{
+	struct magnet_net_payload p = {
+		.proto = sk->sk_protocol,
+		.flags = flags,
+	};
+
+	if (ret > 0) {
+		p.len = ret;
+	} else {
+		p.flags |= MAGNET_NET_F_ERROR;
+		p.err = max(ret, -MAX_ERRNO);
+	}
+	magnet_add(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p));
+}
+
 /* --- socket layer ------------------------------------------------- */
 
 /* sock:sock_send_length, after the send: @ret bytes sent or -errno. */
 void mnet_sock_send_tp(void *data, struct sock *sk, int ret, int flags)
 {
-	if (ret <= 0 || !sk)
+	if (!ret || !sk)
 		return;
-	mnet_emit(data, magnet_sock_id(sk), ret, 0, sk->sk_protocol,
-		  MAGNET_NET_F_TX);
+	mnet_emit_ret(data, sk, ret, MAGNET_NET_F_TX);
 }
 
 /* sock:sock_recv_length, after the receive: @ret bytes or -errno. */
 void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags)
 {
-	if (ret <= 0 || !sk)
+	if (!ret || !sk)
 		return;
-	mnet_emit(data, magnet_sock_id(sk), ret, 0, sk->sk_protocol,
-		  MAGNET_NET_F_RX);
+	mnet_emit_ret(data, sk, ret, MAGNET_NET_F_RX);
 }
 
 /*
@@ -134,10 +156,9 @@ static __always_inline void mnet_sock_ret(struct kretprobe_instance *ri,
 	struct sock *sk = *(struct sock **)ri->data;
 	int ret = (int)mnet_retval(regs);
 
-	if (ret <= 0 || !rp)
+	if (!ret || !rp)
 		return;
-	mnet_emit(container_of(rp, struct mnet_hook, krp), magnet_sock_id(sk),
-		  ret, 0, sk->sk_protocol, flags);
+	mnet_emit_ret(container_of(rp, struct mnet_hook, krp), sk, ret, flags);
 }
 
 int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)

@@ -270,9 +270,10 @@ struct magnet_synth_payload {
 #define MAGNET_SYNTH_F_OVERFLOW	0x04	/* sum or sumsq wrapped at 2^128 */
 #define MAGNET_SYNTH_F_VAR_SAT	0x08	/* variance above 2^64-1: saturated */
 
-/* Direction bits in magnet_net_payload.flags */
-#define MAGNET_NET_F_TX		0x01
-#define MAGNET_NET_F_RX		0x02
+/* Bits of magnet_net_payload.flags */
+#define MAGNET_NET_F_TX		0x01	/* transmit */
+#define MAGNET_NET_F_RX		0x02	/* receive */
+#define MAGNET_NET_F_ERROR	0x04	/* a failed call: len 0, err = -errno */
 
 /*
  * Payload of the network probes.
@@ -287,13 +288,18 @@ struct magnet_synth_payload {
  *           wire-sized segments later), the payload bytes per segment;
  *           0 for a packet that goes out as it is.
  * @gso_segs: number of segments of that GSO packet, 0 when not GSO.
+ * @err:     with MAGNET_NET_F_ERROR (socket layer): the failed call's
+ *           negated errno (-EMSGSIZE, -EAGAIN, ...); @len is then 0.
  */
 struct magnet_net_payload {
 	__u32 len;
 	__u32 ifindex;
 	__u16 proto;
 	__u16 flags;
-	__u16 gso_size;
+	union {
+		__u16 gso_size;
+		__s16 err;
+	};
 	__u16 gso_segs;
 };
 

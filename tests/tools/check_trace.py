@@ -57,6 +57,7 @@ ABI_VERSION = 1
 CLOCK_MONOTONIC = 1
 CLOCK_LOCAL = 2
 
+LAYER_SOCKET = 1
 LAYERS = ["other", "socket", "transport", "network", "device", "sched",
           "memory", "core"]
 PAYLOAD_NONE, PAYLOAD_NET, PAYLOAD_RAW = 0, 1, 2
@@ -65,6 +66,7 @@ NAME_MAX = 32
 
 NET_F_TX = 0x01
 NET_F_RX = 0x02
+NET_F_ERROR = 0x04                  # a failed call: len 0, gso_size is err (s16)
 
 SUBBUF_SIZE_MIN = 4096
 SUBBUF_SIZE_MAX = 16 << 20
@@ -116,6 +118,11 @@ Net = namedtuple("Net", "len ifindex proto flags gso_size gso_segs")
 # IPv4+TCP with a full 40 bytes of options and 60 of IP options).
 GSO_HDR_MIN = 28
 GSO_HDR_MAX = 120
+
+
+def failed(r):
+    """A socket call that failed (its record says so, len 0)."""
+    return bool(r.net and r.net.flags & NET_F_ERROR)
 
 
 def wire_segments(net):
@@ -462,10 +469,16 @@ class Trace:
                                (rec.where(), len(rec.payload)))
                     continue
                 rec.net = net = Net(*struct.unpack_from(self.bo + NET_FMT, rec.payload))
-                if net.flags & ~(NET_F_TX | NET_F_RX):
+                if net.flags & ~(NET_F_TX | NET_F_RX | NET_F_ERROR):
                     self.error("malformed", "%s: unknown net flags 0x%x" %
                                (rec.where(), net.flags))
-                if net.gso_segs and not net.gso_size:
+                if net.flags & NET_F_ERROR:
+                    err = net.gso_size - 65536 if net.gso_size >= 32768 else net.gso_size
+                    if net.len or net.gso_segs or not -4095 <= err <= -1 or rec.layer != LAYER_SOCKET:
+                        self.error("malformed", "%s: failed call with len %d, err %d, "
+                                   "gso_segs %d at layer %s" % (rec.where(), net.len, err,
+                                                                net.gso_segs, rec.layer))
+                elif net.gso_segs and not net.gso_size:
                     self.error("malformed", "%s: gso_segs %d with gso_size 0" %
                                (rec.where(), net.gso_segs))
                 if any(rec.payload[16:]):
@@ -642,7 +655,8 @@ def run_checks(trace, args):
         want_len = args.send_len
         transport = "udp_send" if args.proto == "udp" else "tcp_send"
         for name in ("sock_send", transport):
-            mine = [r for r in events if r.name == name and r.abstract_id == ino]
+            mine = [r for r in events if r.name == name and r.abstract_id == ino
+                    and not failed(r)]
             details = []
             if not mine:
                 details.append("no %s event with abstract_id %d (seen IDs: %s)" % (
@@ -742,7 +756,7 @@ def check_app(tap, trace, args):
         return
     # The kernel's sock_send of a call happens inside it: entry <= ts <= exit.
     ks = sorted((r for r in trace.records if r.name == "sock_send" and
-                 r.abstract_id == ino), key=lambda r: r.timestamp)
+                 r.abstract_id == ino and not failed(r)), key=lambda r: r.timestamp)
     ok_tx = [r for r in tx if r.app.ret > 0]
     bad = []
     if len(ks) != len(ok_tx):

@@ -8,7 +8,8 @@
 # SYSINFO first, 10240-byte writes at the socket layer, wire-sized packets
 # at IP and device, the sender's pid, per-CPU time order, no kernel
 # addresses, and produced = read + lost exactly; the receive path's events
-# carry the receiving socket's ID at every layer.  A second, tiny stream
+# carry the receiving socket's ID at every layer; failed socket calls are
+# recorded with their negated errnos.  A second, tiny stream
 # with no reader forces losses and checks that they are all reported.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -48,6 +49,31 @@ bg_wait sink 10
 udp_sink_start usink 5002 || bail_out "udp_sink did not start"
 check "UDP flood: 2000 datagrams of 1000 bytes" udp_send udp 2000 1000
 bg_wait usink 10
+# failed calls: an oversized datagram (EMSGSIZE), a send after the peer's
+# port said unreachable (ECONNREFUSED), a non-blocking read of nothing
+# (EAGAIN); the errnos as the application saw them
+in_a python3 - "$IP_B" >"$(out fail)" 2>&1 <<'PY'
+import errno, os, socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.connect((sys.argv[1], 5999))
+print("ino=%d" % os.fstat(s.fileno()).st_ino)
+errs = []
+for data in (b"x" * 70000, b"x", None, b"x"):
+    try:
+        if data is None:
+            time.sleep(0.5)     # the ICMP port unreachable arrives
+        else:
+            s.send(data)
+    except OSError as e:
+        errs.append(errno.errorcode[e.errno])
+s.setblocking(False)
+try:
+    s.recv(100)
+except OSError as e:
+    errs.append(errno.errorcode[e.errno])
+print("errs=" + ",".join(errs))
+PY
+check_eq "failing calls fail as expected" "EMSGSIZE,ECONNREFUSED,EAGAIN" "$(kv "$(out fail)" errs)"
 
 # stop the producers before taking the final counts
 # shellcheck disable=SC2086
@@ -112,6 +138,30 @@ ok(len(ids - {uino, tino, sino}) <= 1, "no other receive-side socket IDs than th
 print("\n".join(out))
 PY
 tap_import "$R/rx.tap"
+
+# the failed calls are in the trace with their errnos (6.12: send and
+# receive; 6.1: receive, its send hook sees a call's entry only)
+fino=$(kv "$(out fail)" ino)
+got=$(python3 - "$R/net.jsonl" "$fino" <<'PY'
+import json, sys
+ino = int(sys.argv[2])
+out = []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("name") in ("sock_send", "sock_recv") and r["abstract_id"] == ino:
+        n = r["net"]
+        out.append("%s:%s" % (r["name"], n["error"] + str(n["err"]) if n["flags"] & 4 else n["len"]))
+print(" ".join(out))
+PY
+)
+if grep -q "^6\.1\." <<<"$(uname -r)"; then
+	want="sock_send:70000 sock_send:1 sock_send:1 sock_recv:EAGAIN-11"
+else
+	want="sock_send:EMSGSIZE-90 sock_send:1 sock_send:ECONNREFUSED-111 sock_recv:EAGAIN-11"
+fi
+check_eq "failed calls recorded with their negated errnos" "$want" "$got"
+check "magnetctl dump names the error" \
+	bash -c "'$MAGNETCTL' dump '$R/net.trace' | grep -q 'err=EAGAIN(-11)'"
 
 out_dump=$(magnetctl dump "$R/net.trace" | awk -F'\t' -v ino="$ino" '$4 == "tcp_send" && $5 == ino && $6 == 10240' | wc -l)
 check_eq "magnetctl dump shows the 50 tcp_send writes of 10240 bytes" 50 "$out_dump"
