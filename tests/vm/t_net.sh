@@ -100,8 +100,8 @@ diag "$(cat "$R/net.summary")"
 # sink's socket, each layer sees the same datagrams; for the TCP sink's
 # connection, the device and IP layers see the segments the transport
 # layer does (tcp_recv's coalesced backlog skbs counted by gso_segs; at
-# most one apart: a segment that arrives while accept() attaches the
-# socket); every other non-zero receive-side ID is one of the test's
+# most two apart: a segment that arrives while accept() attaches the
+# socket, one the stack takes without tcp_v4_do_rcv); every other non-zero receive-side ID is one of the test's
 # sockets.
 uino=$(kv "$(out usink)" ino)
 urcv=$(kv "$(out usink)" datagrams)
@@ -130,7 +130,7 @@ ok(u[0] == u[1] == u[2] >= urcv > 0,
    "dev_recv %d ip_recv %d udp_recv %d, read %d" % (u[0], u[1], u[2], urcv))
 ok(n[("sock_recv", uino)] == urcv, "UDP: sock_recv %d times for the sink's socket" % urcv, str(n[("sock_recv", uino)]))
 t = [n[(e, tino)] for e in ("dev_recv", "ip_recv", "tcp_recv")]
-ok(t[0] == t[1] and t[0] > 0 and abs(t[0] - t[2]) <= 1,
+ok(t[0] == t[1] and t[0] > 0 and abs(t[0] - t[2]) <= 2,
    "TCP: dev_recv and ip_recv carry the sink connection's socket %d for the segments tcp_recv sees (%d, %d)" % (tino, t[0], t[2]),
    "dev_recv %d ip_recv %d tcp_recv %d" % tuple(t))
 ok(n[("dev_recv", sino)] > 0 and n[("dev_recv", sino)] == n[("ip_recv", sino)],
