@@ -36,8 +36,15 @@ struct mnet_hook {
 	kretprobe_handler_t krp_handler;
 	size_t krp_data_size;
 	void *tp_probe;
+	/*
+	 * The same event's IPv6 function (ip6_output for ip_output, ...):
+	 * attached and detached with this hook, recording into its point.
+	 * Absent from a kernel without IPv6, where this hook works alone.
+	 */
+	struct mnet_hook *v6;
 	/* runtime state, owned by net.c */
 	struct magnet_point *pt;
+	bool v6_on;			/* v6 is attached */
 	struct tracepoint *tp;
 	unsigned long missed;		/* kprobe/kretprobe misses so far */
 	union {
@@ -74,6 +81,29 @@ extern const struct magnet_point_ops mnet_ops;
 #define MNET_ENTRY(_name, _layer, _sym, _fn)				\
 	{								\
 		MNET_DESC(_name, _layer, MNET_ENTRY_PREFIX _sym),	\
+		.kind = MNET_ENTRY_KIND,				\
+		.target = _sym,						\
+		.entry = _fn,						\
+	}
+
+/*
+ * An event hooked at the entries of an IPv4 function and of its IPv6
+ * counterpart @_v6 (an MNET_ENTRY6 of mnet_hooks6[]).
+ */
+#define MNET_ENTRY46(_name, _layer, _sym, _fn, _sym6, _v6)		\
+	{								\
+		MNET_DESC(_name, _layer,				\
+			  MNET_ENTRY_PREFIX _sym "+" _sym6),		\
+		.kind = MNET_ENTRY_KIND,				\
+		.target = _sym,						\
+		.entry = _fn,						\
+		.v6 = _v6,						\
+	}
+
+/* The IPv6 half of an MNET_ENTRY46: not a point of its own. */
+#define MNET_ENTRY6(_name, _sym, _fn)					\
+	{								\
+		.desc = { .name = _name },				\
 		.kind = MNET_ENTRY_KIND,				\
 		.target = _sym,						\
 		.entry = _fn,						\
@@ -118,6 +148,8 @@ void mnet_tcp_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
 void mnet_udp_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
 void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs);
 void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
+void mnet_ip6_send_entry(struct mnet_hook *h, struct pt_regs *regs);
+void mnet_ip6_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
 void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
 		      const struct net_device *dev);
 void mnet_dev_recv_tp(void *data, struct sk_buff *skb);

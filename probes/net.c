@@ -153,12 +153,10 @@ static void mnet_tp_detach(struct mnet_hook *h)
 
 /* --- point ops ----------------------------------------------------- */
 
-static int mnet_enable(struct magnet_point *pt)
+static int mnet_attach(struct mnet_hook *h)
 {
-	struct mnet_hook *h = pt->priv;
 	int ret;
 
-	h->pt = pt;
 	switch (h->kind) {
 	case MNET_KIND_FTRACE:
 		ret = mnet_ftrace_attach(h);
@@ -176,17 +174,11 @@ static int mnet_enable(struct magnet_point *pt)
 		ret = -EINVAL;
 		break;
 	}
-	if (ret)
-		pr_warn("%s: cannot attach to %s: %d\n", h->desc.name,
-			h->desc.hook, ret);
 	return ret;
 }
 
-static void mnet_disable(struct magnet_point *pt)
+static void mnet_detach(struct mnet_hook *h)
 {
-	struct mnet_hook *h = pt->priv;
-	unsigned long missed = h->missed;
-
 	switch (h->kind) {
 	case MNET_KIND_FTRACE:
 		mnet_ftrace_detach(h);
@@ -201,8 +193,52 @@ static void mnet_disable(struct magnet_point *pt)
 		mnet_tp_detach(h);
 		break;
 	}
-	/* calls the hook never saw still count, as lost events */
-	magnet_add_lost(pt, h->missed - missed);
+}
+
+/*
+ * Attach the point's hook and, where it has one, its IPv6 half.  A
+ * kernel without IPv6 has no such function (ftrace: -EINVAL, kprobe:
+ * -ENOENT): the IPv4 hook then works alone.
+ */
+static int mnet_enable(struct magnet_point *pt)
+{
+	struct mnet_hook *h = pt->priv;
+	int ret;
+
+	h->pt = pt;
+	ret = mnet_attach(h);
+	if (ret) {
+		pr_warn("%s: cannot attach to %s: %d\n", h->desc.name,
+			h->target, ret);
+		return ret;
+	}
+	h->v6_on = false;
+	if (!h->v6)
+		return 0;
+	h->v6->pt = pt;
+	ret = mnet_attach(h->v6);
+	if (!ret) {
+		h->v6_on = true;
+	} else if (ret != -EINVAL && ret != -ENOENT) {
+		pr_warn("%s: cannot attach to %s: %d\n", h->desc.name,
+			h->v6->target, ret);
+		mnet_detach(h);
+		return ret;
+	}
+	return 0;
+}
+
+static void mnet_disable(struct magnet_point *pt)
+{
+	struct mnet_hook *h = pt->priv;
+	unsigned long missed = h->missed + (h->v6 ? h->v6->missed : 0);
+
+	mnet_detach(h);
+	if (h->v6_on)
+		mnet_detach(h->v6);
+	h->v6_on = false;
+	/* calls the hooks never saw still count, as lost events */
+	magnet_add_lost(pt, h->missed + (h->v6 ? h->v6->missed : 0) - missed);
 }
 
 const struct magnet_point_ops mnet_ops = {
@@ -212,17 +248,38 @@ const struct magnet_point_ops mnet_ops = {
 
 /* --- the points ---------------------------------------------------- */
 
+/*
+ * The IPv6 halves of the events whose IPv4 function has an IPv6 twin
+ * with the same arguments.  tcp_sendmsg, __udp_enqueue_schedule_skb,
+ * the socket layer and the device layer serve both families already.
+ */
+enum { MNET6_UDP_SEND, MNET6_TCP_RECV, MNET6_IP_SEND, MNET6_IP_RECV };
+static struct mnet_hook mnet_hooks6[] = {
+	[MNET6_UDP_SEND] = MNET_ENTRY6("udp_send", "udpv6_sendmsg",
+				       mnet_udp_send_entry),
+	[MNET6_TCP_RECV] = MNET_ENTRY6("tcp_recv", "tcp_v6_do_rcv",
+				       mnet_tcp_recv_entry),
+	[MNET6_IP_SEND] = MNET_ENTRY6("ip_send", "ip6_output",
+				      mnet_ip6_send_entry),
+	[MNET6_IP_RECV] = MNET_ENTRY6("ip_recv", "ipv6_rcv",
+				      mnet_ip6_recv_entry),
+};
+
 static struct mnet_hook mnet_hooks[] = {
 	MNET_SOCK_SEND_HOOK,
 	MNET_SOCK_RECV_HOOK,
 	MNET_ENTRY("tcp_send", TRANSPORT, "tcp_sendmsg", mnet_tcp_send_entry),
-	MNET_ENTRY("udp_send", TRANSPORT, "udp_sendmsg", mnet_udp_send_entry),
-	MNET_ENTRY("tcp_recv", TRANSPORT, "tcp_v4_do_rcv",
-		   mnet_tcp_recv_entry),
+	MNET_ENTRY46("udp_send", TRANSPORT, "udp_sendmsg", mnet_udp_send_entry,
+		     "udpv6_sendmsg", &mnet_hooks6[MNET6_UDP_SEND]),
+	MNET_ENTRY46("tcp_recv", TRANSPORT, "tcp_v4_do_rcv",
+		     mnet_tcp_recv_entry, "tcp_v6_do_rcv",
+		     &mnet_hooks6[MNET6_TCP_RECV]),
 	MNET_ENTRY("udp_recv", TRANSPORT, "__udp_enqueue_schedule_skb",
 		   mnet_udp_recv_entry),
-	MNET_ENTRY("ip_send", NETWORK, "ip_output", mnet_ip_send_entry),
-	MNET_ENTRY("ip_recv", NETWORK, "ip_rcv", mnet_ip_recv_entry),
+	MNET_ENTRY46("ip_send", NETWORK, "ip_output", mnet_ip_send_entry,
+		     "ip6_output", &mnet_hooks6[MNET6_IP_SEND]),
+	MNET_ENTRY46("ip_recv", NETWORK, "ip_rcv", mnet_ip_recv_entry,
+		     "ipv6_rcv", &mnet_hooks6[MNET6_IP_RECV]),
 	MNET_TRACEPOINT("dev_send", DEVICE, "net", "net_dev_start_xmit",
 			mnet_dev_send_tp),
 	MNET_TRACEPOINT("dev_recv", DEVICE, "net", "netif_receive_skb",

@@ -169,7 +169,10 @@ int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 /* --- transport layer ---------------------------------------------- */
 
-/* tcp_sendmsg / udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t) */
+/*
+ * tcp_sendmsg (IPv4 and IPv6) / udp_sendmsg / udpv6_sendmsg
+ * (struct sock *sk, struct msghdr *msg, size_t len)
+ */
 static __always_inline void mnet_l4_send(struct mnet_hook *h,
 					 struct pt_regs *regs, u16 proto)
 {
@@ -180,7 +183,10 @@ static __always_inline void mnet_l4_send(struct mnet_hook *h,
 		  MAGNET_NET_F_TX);
 }
 
-/* tcp_v4_do_rcv / __udp_enqueue_schedule_skb(struct sock *, skb) */
+/*
+ * tcp_v4_do_rcv / tcp_v6_do_rcv / __udp_enqueue_schedule_skb
+ * (struct sock *, struct sk_buff *)
+ */
 static __always_inline void mnet_l4_recv(struct mnet_hook *h,
 					 struct pt_regs *regs, u16 proto)
 {
@@ -215,8 +221,12 @@ void mnet_udp_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 
 /* --- network layer ------------------------------------------------ */
 
-/* ip_output(struct net *net, struct sock *sk, struct sk_buff *skb) */
-void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs)
+/*
+ * ip_output() / ip6_output(struct net *net, struct sock *sk,
+ * struct sk_buff *skb)
+ */
+static __always_inline void mnet_l3_send(struct mnet_hook *h,
+					 struct pt_regs *regs, u16 proto)
 {
 	struct sk_buff *skb = (struct sk_buff *)mnet_arg(regs, 2);
 	struct net_device *dev;
@@ -228,23 +238,45 @@ void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 	dev = mnet_skb_dst_dev(skb) ?: skb->dev;
 	ifindex = dev ? READ_ONCE(dev->ifindex) : 0;
 	rcu_read_unlock();
-	mnet_emit_skb(h, magnet_sock_id(skb->sk), skb, ifindex, ETH_P_IP,
+	mnet_emit_skb(h, magnet_sock_id(skb->sk), skb, ifindex, proto,
 		      MAGNET_NET_F_TX);
+}
+
+void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs)
+{
+	mnet_l3_send(h, regs, ETH_P_IP);
+}
+
+void mnet_ip6_send_entry(struct mnet_hook *h, struct pt_regs *regs)
+{
+	mnet_l3_send(h, regs, ETH_P_IPV6);
 }
 
 /*
  * ip_rcv(struct sk_buff *skb, struct net_device *dev, ...): the socket
  * the packet is for is looked up (rx_sock.c), 0 when none takes it.
  */
-void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
+static __always_inline void mnet_l3_recv(struct mnet_hook *h,
+					 struct pt_regs *regs, u16 proto)
 {
 	struct sk_buff *skb = (struct sk_buff *)mnet_arg(regs, 0);
 	struct net_device *dev = (struct net_device *)mnet_arg(regs, 1);
 
 	if (!skb)
 		return;
-	mnet_emit_skb(h, mnet_rx_sock_id(skb, dev, htons(ETH_P_IP)), skb,
-		      dev ? dev->ifindex : 0, ETH_P_IP, MAGNET_NET_F_RX);
+	mnet_emit_skb(h, mnet_rx_sock_id(skb, dev, htons(proto)), skb,
+		      dev ? dev->ifindex : 0, proto, MAGNET_NET_F_RX);
+}
+
+void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
+{
+	mnet_l3_recv(h, regs, ETH_P_IP);
+}
+
+/* ipv6_rcv(struct sk_buff *skb, struct net_device *dev, ...) */
+void mnet_ip6_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
+{
+	mnet_l3_recv(h, regs, ETH_P_IPV6);
 }
 
 /* --- device layer ------------------------------------------------- */

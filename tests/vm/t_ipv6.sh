@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# IPv6 at every layer (docs/PROBES.md): the test network gets IPv6
+# addresses too (fd00:77::1 in mgA, fd00:77::2 in mgB, static neighbours,
+# no router solicitation, no DAD) and the ten network events are recorded
+# while 200 UDP datagrams of 500 bytes and 20 TCP writes of 10240 bytes
+# go over IPv6.  For each flow, each layer's events carry the right
+# socket's ID (send side: the sender's; receive side, device and IP layers
+# included: the receiver's) with the sizes of IPv6: 500 at the socket and
+# UDP layers, 548 at IP (40-byte header), 562 at the device, EtherType
+# 0x86dd at IP and device; TCP's bytes add up to 204800 at both sockets.
+# The probe list names both functions of each hook that has an IPv6 twin.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_root
+need_magnet
+need_tools
+dmesg_mark
+
+[ -d /proc/sys/net/ipv6 ] || skip_all "the kernel has no IPv6"
+netns_setup || bail_out "network namespaces"
+IP6_A=fd00:77::1
+IP6_B=fd00:77::2
+for ns in "$NS_A:$VETH_A:$IP6_A" "$NS_B:$VETH_B:$IP6_B"; do
+	IFS=: read -r n dev _ <<<"$ns"
+	addr=${ns#*:*:}
+	ip netns exec "$n" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=0" \
+		"net.ipv6.conf.$dev.accept_ra=0" "net.ipv6.conf.$dev.router_solicitations=0" \
+		"net.ipv6.conf.$dev.accept_dad=0" || bail_out "IPv6 sysctls in $n"
+	ip -n "$n" -6 addr add "$addr/64" dev "$dev" nodad || bail_out "address $addr"
+done
+mac_a=$(ip -n "$NS_A" -br link show "$VETH_A" | awk '{print $3}')
+mac_b=$(ip -n "$NS_B" -br link show "$VETH_B" | awk '{print $3}')
+ip -n "$NS_A" -6 neigh replace "$IP6_B" lladdr "$mac_b" dev "$VETH_A" nud permanent
+ip -n "$NS_B" -6 neigh replace "$IP6_A" lladdr "$mac_a" dev "$VETH_B" nud permanent
+
+magnet_load || bail_out "cannot load the modules"
+R=$MAGNET_RESULTS
+NET_EVENTS="sock_send sock_recv tcp_send udp_send tcp_recv udp_recv ip_send ip_recv dev_send dev_recv"
+
+hooks=$(magnetctl -j probe list | python3 -c '
+import json, sys
+ps = json.load(sys.stdin)
+ps = ps["probes"] if isinstance(ps, dict) else ps
+h = {p["name"]: p["hook"] for p in ps if p.get("module") == "magnet_net"}
+print(" ".join(h[e] for e in ("udp_send", "tcp_recv", "ip_send", "ip_recv")))')
+check_eq "hooks with an IPv6 twin name both functions" \
+	"ftrace:udp_sendmsg+udpv6_sendmsg ftrace:tcp_v4_do_rcv+tcp_v6_do_rcv ftrace:ip_output+ip6_output ftrace:ip_rcv+ipv6_rcv" \
+	"$hooks"
+
+check "stream create net (1 MiB x 4)" magnetctl stream create net subbuf-size 1M subbuf-count 4
+# shellcheck disable=SC2086
+check "enable the network probes into net" magnetctl probe enable $NET_EVENTS stream net
+bg rec "$MAGNETCTL" record net -o "$R/net.trace"
+sleep 1
+
+# receivers in mgB print their socket's inode, then what they read
+bg usink in_b python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("::", 5102))
+print("ino=%d" % os.fstat(s.fileno()).st_ino, flush=True)
+s.settimeout(20)
+n = b = 0
+while n < 200:
+    d = s.recv(2000)
+    n += 1
+    b += len(d)
+print("datagrams=%d bytes=%d" % (n, b), flush=True)'
+bg tsink in_b python3 -c '
+import os, socket
+l = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("::", 5101))
+l.listen(1)
+print("listening", flush=True)
+c, _ = l.accept()
+print("ino=%d" % os.fstat(c.fileno()).st_ino, flush=True)
+b = 0
+while True:
+    d = c.recv(65536)
+    if not d:
+        break
+    b += len(d)
+print("bytes=%d" % b, flush=True)'
+wait_line "$(out usink)" '^ino=' 10 || bail_out "UDP receiver"
+wait_line "$(out tsink)" '^listening' 10 || bail_out "TCP receiver"
+in_a python3 - "$IP6_B" >"$(out send)" 2>&1 <<'PY'
+import os, socket, sys, time
+u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+u.connect((sys.argv[1], 5102))
+print("uino=%d" % os.fstat(u.fileno()).st_ino)
+for _ in range(200):
+    u.send(b"u" * 500)
+    time.sleep(0.001)
+t = socket.create_connection((sys.argv[1], 5101))
+print("tino=%d" % os.fstat(t.fileno()).st_ino)
+for _ in range(20):
+    t.sendall(b"t" * 10240)
+    time.sleep(0.02)
+t.close()
+print("done")
+PY
+check_eq "the IPv6 sender finished" done "$(tail -n 1 "$(out send)")"
+bg_wait usink 30
+check_eq "the UDP receiver read 200 datagrams of 500 bytes" "200 100000" \
+	"$(kv "$(out usink)" datagrams) $(kv "$(out usink)" bytes)"
+bg_wait tsink 30
+check_eq "the TCP receiver read 204800 bytes" 204800 "$(kv "$(out tsink)" bytes)"
+sleep 0.3
+# shellcheck disable=SC2086
+check "disable the probes" magnetctl probe disable $NET_EVENTS
+kill -INT "${BG_PID[rec]}"
+bg_wait rec 30
+check_eq "record stops cleanly" 0 $?
+check "trace: format, order, accounting" check_trace "$R/net.trace" --stream net
+
+magnetctl -j dump "$R/net.trace" >"$R/net.jsonl"
+python3 - "$R/net.jsonl" "$(kv "$(out send)" uino)" "$(kv "$(out usink)" ino)" \
+	"$(kv "$(out send)" tino)" "$(kv "$(out tsink)" ino)" >"$R/v6.tap" <<'PY'
+import json, sys
+from collections import defaultdict
+path, us, ur, ts, tr = sys.argv[1], *map(int, sys.argv[2:])
+ev = defaultdict(list)          # (name, id) -> [net payload]
+for line in open(path):
+    r = json.loads(line)
+    if "net" in r:
+        ev[(r["name"], r["abstract_id"])].append(r["net"])
+out = []
+def ok(cond, what, why=""):
+    out.append(("ok" if cond else "not ok") + " - " + what + ("" if cond else " # " + str(why)[:300]))
+def lens(name, sid):
+    return sorted({n["len"] for n in ev[(name, sid)]})
+# UDP: every layer, 200 each, IPv6 sizes
+for name, sid, want, proto in (("sock_send", us, 500, 17), ("udp_send", us, 500, 17),
+                               ("ip_send", us, 548, 0x86dd), ("dev_send", us, 562, 0x86dd),
+                               ("dev_recv", ur, 548, 0x86dd), ("ip_recv", ur, 548, 0x86dd),
+                               ("udp_recv", ur, 500, 17), ("sock_recv", ur, 500, 17)):
+    e = ev[(name, sid)]
+    good = [n for n in e if n["len"] == want and n["proto"] == proto]
+    ok(len(e) == 200 and len(good) == 200,
+       "UDP over IPv6: %s carries socket %d for 200 datagrams, len %d, proto 0x%x" % (name, sid, want, proto),
+       "%d events, %d right; lens %s protos %s" % (len(e), len(good), lens(name, sid)[:5],
+                                                    sorted({n["proto"] for n in e})))
+# TCP: bytes at the sockets, segments at every layer of the receiver
+tx = sum(n["len"] for n in ev[("sock_send", ts)])
+ok(tx == 204800 and len(ev[("tcp_send", ts)]) == 20,
+   "TCP over IPv6: 20 tcp_send and 204800 bytes of sock_send on the sender's socket %d" % ts,
+   "%d tcp_send, %d bytes" % (len(ev[("tcp_send", ts)]), tx))
+rx = sum(n["len"] for n in ev[("sock_recv", tr)])
+ok(rx == 204800, "TCP over IPv6: 204800 bytes of sock_recv on the receiver's socket %d" % tr, rx)
+for name, sid in (("ip_send", ts), ("dev_send", ts), ("dev_recv", tr), ("ip_recv", tr)):
+    e = ev[(name, sid)]
+    ok(e and all(n["proto"] == 0x86dd for n in e),
+       "TCP over IPv6: %s carries socket %d (%d packets, EtherType 0x86dd)" % (name, sid, len(e)),
+       sorted({n["proto"] for n in e}))
+d, i = len(ev[("dev_recv", tr)]), len(ev[("ip_recv", tr)])
+t = sum(n["gso_segs"] or 1 for n in ev[("tcp_recv", tr)])
+ok(d == i and abs(d - t) <= 2,
+   "TCP over IPv6: dev_recv and ip_recv see the receiver's segments tcp_recv sees (%d, %d)" % (d, t),
+   "dev_recv %d ip_recv %d tcp_recv %d" % (d, i, t))
+ok(all(n["len"] <= 1514 for n in ev[("dev_send", ts)]), "TCP over IPv6: dev_send packets wire sized",
+   max([n["len"] for n in ev[("dev_send", ts)]] or [0]))
+print("\n".join(out))
+PY
+tap_import "$R/v6.tap"
+
+check "stream delete net" magnetctl stream delete net
+check "modules unload" magnet_unload
+check_dmesg_clean
+done_testing
