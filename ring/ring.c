@@ -183,8 +183,19 @@ notrace void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now)
 	void *p;
 
 	if (unlikely(r->lost_pending)) {
-		/* the LOST record and the event must both fit, in order */
-		p = ring_space(r, LOST_REC_SIZE + len);
+		/*
+		 * The LOST record goes first.  Where both fit in a
+		 * sub-buffer, only together: a LOST record followed by no
+		 * event would need another one at once.  A record too large
+		 * to share a sub-buffer with it (up to MAGNET_REC_MAX in
+		 * sub-buffers of that size) takes the next one: else no
+		 * such record could ever be written again.
+		 */
+		u32 need = LOST_REC_SIZE + len;
+
+		if (need > r->size)
+			need = LOST_REC_SIZE;
+		p = ring_space(r, need);
 		if (!p)
 			return NULL;
 		ring_write_lost(r, p, now);

@@ -709,6 +709,65 @@ static void test_settle_lost_after_drain(void **state)
 	magnet_ring_free(&r);
 }
 
+/*
+ * A largest record (MAGNET_REC_MAX, a whole 4 KiB sub-buffer) cannot share
+ * a sub-buffer with the LOST record it must follow: the LOST record takes
+ * the end of one, the record the next.  Before, every such record was
+ * dropped for as long as a loss was pending.
+ */
+static void test_largest_record_after_loss(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	static char buf[1 << 16];
+	const u32 plen = MAGNET_REC_MAX - MAGNET_REC_HDR_SIZE;
+
+	(void)state;
+	ring_setup(&r, 3);
+	for (u64 id = 1; id <= 3; id++)
+		assert_true(add(&r, 20, id, id, plen));
+	assert_false(add(&r, 20, 4, 4, plen));	/* full */
+	assert_int_equal(r.lost_pending, 1);
+	drain(&r, buf, sizeof(buf), &t);
+	assert_int_equal(t.events, 3);
+	assert_true(add(&r, 20, 5, 5, plen));
+	assert_int_equal(r.lost_pending, 0);
+	drain(&r, buf, sizeof(buf), &t);
+	assert_int_equal(t.lost_records, 1);
+	assert_int_equal(t.lost, 1);
+	assert_int_equal(t.events, 4);
+	assert_int_equal(r.produced, t.events + t.lost);
+	magnet_ring_free(&r);
+}
+
+/*
+ * The same with two sub-buffers: the LOST record takes the first free
+ * one; the record needs the other, free once the reader has moved on.
+ */
+static void test_largest_record_after_loss_two_subbufs(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	static char buf[1 << 16];
+	const u32 plen = MAGNET_REC_MAX - MAGNET_REC_HDR_SIZE;
+
+	(void)state;
+	ring_setup(&r, 2);
+	assert_true(add(&r, 20, 1, 1, plen));
+	assert_true(add(&r, 20, 2, 2, plen));
+	assert_false(add(&r, 20, 3, 3, plen));	/* full */
+	drain(&r, buf, sizeof(buf), &t);
+	assert_false(add(&r, 20, 4, 4, plen));	/* LOST written, no room yet */
+	drain(&r, buf, sizeof(buf), &t);
+	assert_true(add(&r, 20, 5, 5, plen));
+	drain(&r, buf, sizeof(buf), &t);
+	assert_int_equal(t.lost_records, 2);
+	assert_int_equal(t.lost, 2);
+	assert_int_equal(t.events, 3);
+	assert_int_equal(r.produced, t.events + t.lost);
+	magnet_ring_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -729,6 +788,8 @@ int main(void)
 		cmocka_unit_test(test_spans_hold_keeps_writer_out),
 		cmocka_unit_test(test_wakeup_only_at_switch),
 		cmocka_unit_test(test_settle_lost_after_drain),
+		cmocka_unit_test(test_largest_record_after_loss),
+		cmocka_unit_test(test_largest_record_after_loss_two_subbufs),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);
