@@ -97,6 +97,23 @@ wait_for() {
 	return 1
 }
 
+# stop_consumer PID TAG: SIGINT, then up to 120 s (wall clock) for it to
+# finish its output; a consumer that does not stop by then is killed and
+# said so (bpftrace was once seen never to return from SIGINT under TCG),
+# so that one stuck tool cannot hold up the rest of the run.
+stop_consumer() {
+	local end=$((SECONDS + 120))
+	kill -INT "$1" 2>/dev/null
+	while kill -0 "$1" 2>/dev/null && [ $SECONDS -lt "$end" ]; do
+		sleep 0.2
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "# $2: consumer $1 did not stop within 120 s of SIGINT: killed"
+		kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1" 2>/dev/null
+}
+
 # vm_busy_ticks: clock ticks all CPUs spent busy (user, nice, system, irq,
 # softirq, steal of /proc/stat's "cpu" line) since boot.
 vm_busy_ticks() {
@@ -447,7 +464,7 @@ consumer_stop() {
 	m*)
 		# shellcheck disable=SC2086
 		magnetctl probe disable $EV >/dev/null
-		kill -INT "$CPIDS"; wait "$CPIDS"
+		stop_consumer "$CPIDS" "$tag"
 		read -r PROD wr LOST < <(stream_stat net produced written lost)
 		magnetctl stream delete net >/dev/null
 		# "magnetctl: recorded B bytes, N events (records before f26c97f),
@@ -457,7 +474,7 @@ consumer_stop() {
 			"$RAW/$tag.record.out")
 		TR_EV=${TR_EV:-$wr} ;;
 	tcpdump)
-		kill -INT "$CPIDS"; wait "$CPIDS"
+		stop_consumer "$CPIDS" "$tag"
 		o=$RAW/$tag.tcpdump.out
 		# "N packets received by filter", "M packets dropped by kernel"
 		PROD=$(awk '/received by filter/ {print $1}' "$o")
@@ -476,7 +493,7 @@ consumer_stop() {
 			[ -f "$RAW/lttngctx.metadata" ] || cp "$TMPD/lt/kernel/metadata" "$RAW/lttngctx.metadata" 2>/dev/null
 		fi ;;
 	bpftrace)
-		kill -INT "$CPIDS"; wait "$CPIDS"
+		stop_consumer "$CPIDS" "$tag"
 		PROD=$(grep -cv '^ready' "$TMPD/bt.out" || true)
 		LOST=$(grep -oE 'Lost [0-9]+ events' "$TMPD/bt.out" "$RAW/$tag.bpftrace.out" 2>/dev/null |
 			awk '{s += $2} END {print s + 0}')
