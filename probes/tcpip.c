@@ -9,9 +9,9 @@
  *                sequence numbers and the segment's flags
  *  tcp_state_tx  the same when a TCP packet of a local socket reaches the
  *                device (net:net_dev_start_xmit)
- *  ip_hdr_send   IPv4 header fields of a packet handed to the device
- *                (net:net_dev_start_xmit)
- *  ip_hdr_recv   IPv4 header fields of a packet received
+ *  ip_hdr_send   IPv4 or IPv6 header fields of a packet handed to the
+ *                device (net:net_dev_start_xmit)
+ *  ip_hdr_recv   IPv4 or IPv6 header fields of a packet received
  *                (net:netif_receive_skb)
  *
  * hdr_bytes=N (0..64, default 0) appends the first N bytes of the packet
@@ -28,6 +28,8 @@
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/dsfield.h>
 #include <linux/tcp.h>
 #include <linux/if_ether.h>
 #include <linux/jiffies.h>
@@ -113,33 +115,74 @@ struct mtcpip_ip_rec {
 	u8 bytes[MTCPIP_HDR_BYTES_MAX];
 };
 
+/* The IPv4 header's fields. */
+static __always_inline bool mtcpip_ip4(struct magnet_ip_payload *p,
+				       const struct sk_buff *skb, int off)
+{
+	struct iphdr _iph;
+	const struct iphdr *iph;
+	u16 frag;
+
+	iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
+	if (!iph)
+		return false;
+	frag = ntohs(iph->frag_off);
+	p->version = iph->version;
+	p->ihl = iph->ihl;
+	p->tos = iph->tos;
+	p->ttl = iph->ttl;
+	p->protocol = iph->protocol;
+	p->frag_flags = (frag & IP_DF ? 0x2 : 0) | (frag & IP_MF ? 0x1 : 0);
+	p->frag_off = frag & IP_OFFSET;
+	p->id = ntohs(iph->id);
+	p->tot_len = ntohs(iph->tot_len);
+	return true;
+}
+
+/*
+ * The IPv6 fixed header in the same fields (docs/PROBES.md): ihl 10 (40
+ * bytes), tos the traffic class, ttl the hop limit, protocol the next
+ * header, tot_len 40 + the payload length; no id or fragment fields
+ * (fragmentation is an extension header, not decoded).
+ */
+static __always_inline bool mtcpip_ip6(struct magnet_ip_payload *p,
+				       const struct sk_buff *skb, int off)
+{
+	struct ipv6hdr _ip6;
+	const struct ipv6hdr *ip6;
+
+	ip6 = skb_header_pointer(skb, off, sizeof(_ip6), &_ip6);
+	if (!ip6)
+		return false;
+	p->version = ip6->version;
+	p->ihl = sizeof(*ip6) / 4;
+	p->tos = ipv6_get_dsfield(ip6);
+	p->ttl = ip6->hop_limit;
+	p->protocol = ip6->nexthdr;
+	p->tot_len = sizeof(*ip6) + ntohs(ip6->payload_len);
+	return true;
+}
+
 static __always_inline void mtcpip_ip(struct mtp_hook *h,
 				      const struct sk_buff *skb, int off,
 				      u32 ifindex, u16 dir)
 {
 	struct mtcpip_ip_rec r;
-	struct iphdr _iph;
-	const struct iphdr *iph;
 	unsigned int n = min_t(unsigned int, READ_ONCE(hdr_bytes),
 			       MTCPIP_HDR_BYTES_MAX);
-	u16 frag;
+	bool ok;
 
-	if (skb->protocol != htons(ETH_P_IP) || off < 0 || off >= skb->len)
+	if (off < 0 || off >= skb->len)
 		return;
-	iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
-	if (!iph)
-		return;
-	frag = ntohs(iph->frag_off);
 	memset(&r.p, 0, sizeof(r.p));
-	r.p.version = iph->version;
-	r.p.ihl = iph->ihl;
-	r.p.tos = iph->tos;
-	r.p.ttl = iph->ttl;
-	r.p.protocol = iph->protocol;
-	r.p.frag_flags = (frag & IP_DF ? 0x2 : 0) | (frag & IP_MF ? 0x1 : 0);
-	r.p.frag_off = frag & IP_OFFSET;
-	r.p.id = ntohs(iph->id);
-	r.p.tot_len = ntohs(iph->tot_len);
+	if (skb->protocol == htons(ETH_P_IP))
+		ok = mtcpip_ip4(&r.p, skb, off);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		ok = mtcpip_ip6(&r.p, skb, off);
+	else
+		ok = false;
+	if (!ok)
+		return;
 	r.p.ifindex = ifindex;
 	r.p.len = skb->len;
 	r.p.flags = dir;

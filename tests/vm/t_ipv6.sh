@@ -11,6 +11,9 @@
 # UDP layers, 548 at IP (40-byte header), 562 at the device, EtherType
 # 0x86dd at IP and device; TCP's bytes add up to 204800 at both sockets.
 # The probe list names both functions of each hook that has an IPv6 twin.
+# magnet_tcpip.ko: ip_hdr_send/ip_hdr_recv decode the IPv6 header (version
+# 6, hop limit, next header, length, the addresses in the packet bytes),
+# tcp_state/tcp_state_tx carry family 10.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
@@ -38,6 +41,9 @@ ip -n "$NS_B" -6 neigh replace "$IP6_A" lladdr "$mac_a" dev "$VETH_B" nud perman
 magnet_load || bail_out "cannot load the modules"
 R=$MAGNET_RESULTS
 NET_EVENTS="sock_send sock_recv tcp_send udp_send tcp_recv udp_recv ip_send ip_recv dev_send dev_recv"
+TCPIP_EVENTS="tcp_state tcp_state_tx ip_hdr_send ip_hdr_recv"
+check "insmod magnet_tcpip hdr_bytes=40" insmod "$MAGNET_MODDIR/magnet_tcpip.ko" hdr_bytes=40
+on_exit "rmmod magnet_tcpip 2>/dev/null"
 
 hooks=$(magnetctl -j probe list | python3 -c '
 import json, sys
@@ -51,7 +57,7 @@ check_eq "hooks with an IPv6 twin name both functions" \
 
 check "stream create net (1 MiB x 4)" magnetctl stream create net subbuf-size 1M subbuf-count 4
 # shellcheck disable=SC2086
-check "enable the network probes into net" magnetctl probe enable $NET_EVENTS stream net
+check "enable the network and TCP/IP probes into net" magnetctl probe enable $NET_EVENTS $TCPIP_EVENTS stream net
 bg rec "$MAGNETCTL" record net -o "$R/net.trace"
 sleep 1
 
@@ -110,7 +116,7 @@ bg_wait tsink 30
 check_eq "the TCP receiver read 204800 bytes" 204800 "$(kv "$(out tsink)" bytes)"
 sleep 0.3
 # shellcheck disable=SC2086
-check "disable the probes" magnetctl probe disable $NET_EVENTS
+check "disable the probes" magnetctl probe disable $NET_EVENTS $TCPIP_EVENTS
 kill -INT "${BG_PID[rec]}"
 bg_wait rec 30
 check_eq "record stops cleanly" 0 $?
@@ -123,10 +129,13 @@ import json, sys
 from collections import defaultdict
 path, us, ur, ts, tr = sys.argv[1], *map(int, sys.argv[2:])
 ev = defaultdict(list)          # (name, id) -> [net payload]
+tcpip = defaultdict(list)       # name -> [records]
 for line in open(path):
     r = json.loads(line)
     if "net" in r:
         ev[(r["name"], r["abstract_id"])].append(r["net"])
+    elif r.get("name") in ("tcp_state", "tcp_state_tx", "ip_hdr_send", "ip_hdr_recv"):
+        tcpip[r["name"]].append(r)
 out = []
 def ok(cond, what, why=""):
     out.append(("ok" if cond else "not ok") + " - " + what + ("" if cond else " # " + str(why)[:300]))
@@ -162,6 +171,23 @@ ok(d == i and abs(d - t) <= 2,
    "dev_recv %d ip_recv %d tcp_recv %d" % (d, i, t))
 ok(all(n["len"] <= 1514 for n in ev[("dev_send", ts)]), "TCP over IPv6: dev_send packets wire sized",
    max([n["len"] for n in ev[("dev_send", ts)]] or [0]))
+# magnet_tcpip.ko: the IPv6 header in the ip payload, both families in tcp
+A = bytes.fromhex("fd000077000000000000000000000001")
+B = bytes.fromhex("fd000077000000000000000000000002")
+for name, src, dst in (("ip_hdr_send", A, B), ("ip_hdr_recv", A, B)):
+    u = [r for r in tcpip[name] if r["ip"]["protocol"] == 17 and r["ip"]["version"] == 6]
+    good = [r for r in u if r["ip"]["ihl"] == 10 and r["ip"]["tot_len"] == 548 and
+            r["ip"]["ttl"] == 64 and r["ip"]["hdr_len"] == 40 and
+            bytes.fromhex(r["ip"]["bytes"])[8:24] == src and bytes.fromhex(r["ip"]["bytes"])[24:40] == dst]
+    ok(len(u) >= 200 and len(good) == len(u),
+       "%s: the 200 UDP datagrams' IPv6 headers (version 6, ihl 10, tot_len 548, hop limit 64, fd00:77::1 -> ::2)" % name,
+       "%d records, %d right; first %s" % (len(u), len(good), u[:1]))
+tx = [r for r in tcpip["tcp_state_tx"] if r["abstract_id"] == ts]
+ok(tx and all(r["tcp"]["family"] == 10 and r["tcp"]["dport"] == 5101 for r in tx),
+   "tcp_state_tx: the IPv6 sender's packets, family 10, dport 5101 (%d)" % len(tx), tx[:1])
+rx = [r for r in tcpip["tcp_state"] if r["tcp"]["sport"] == 5101]
+ok(rx and all(r["tcp"]["family"] == 10 for r in rx),
+   "tcp_state: the IPv6 receiver's segments, family 10 (%d)" % len(rx), rx[:1])
 print("\n".join(out))
 PY
 tap_import "$R/v6.tap"
