@@ -68,6 +68,22 @@ readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load
 check_eq "its file is closed" 0 "$readers"
 rp watermark "the stream reads on after that"
 
+# the same with io_uring: its requests are not libaio's, with no cancel
+# callback; the exiting task must not wait for reads nobody completes
+bg uhang "$RP" uring-hang "$F"
+if wait_line "$(out uhang)" '^submitted=' 10; then
+	kill -9 "${BG_PID[uhang]}"
+	bg_wait uhang 20
+	rc=$?
+	[ $rc -eq 137 ] && ok "process with io_uring reads in flight killed" ||
+		not_ok "process with io_uring reads in flight killed" "status $rc"
+else
+	not_ok "process with io_uring reads in flight killed" "$(cat "$(out uhang)")"
+fi
+readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["readers"])')
+check_eq "its file is closed" 0 "$readers"
+rp watermark "the stream reads on after the io_uring process"
+
 # fio as a third-party libaio client.  It sizes its job by the file (stream
 # files are zero-size debugfs files) and takes the short reads for an end.
 if command -v fio >/dev/null; then
