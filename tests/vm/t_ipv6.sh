@@ -56,9 +56,13 @@ check_eq "hooks with an IPv6 twin name both functions" \
 	"$hooks"
 
 check "stream create net (1 MiB x 4)" magnetctl stream create net subbuf-size 1M subbuf-count 4
+check "stream create tcpip (1 MiB x 4)" magnetctl stream create tcpip subbuf-size 1M subbuf-count 4
 # shellcheck disable=SC2086
-check "enable the network and TCP/IP probes into net" magnetctl probe enable $NET_EVENTS $TCPIP_EVENTS stream net
+check "enable the network probes into net" magnetctl probe enable $NET_EVENTS stream net
+# shellcheck disable=SC2086
+check "enable the TCP/IP probes into tcpip" magnetctl probe enable $TCPIP_EVENTS stream tcpip
 bg rec "$MAGNETCTL" record net -o "$R/net.trace"
+bg rectcpip "$MAGNETCTL" record tcpip -o "$R/tcpip.trace"
 sleep 1
 
 # receivers in mgB print their socket's inode, then what they read
@@ -117,12 +121,14 @@ check_eq "the TCP receiver read 204800 bytes" 204800 "$(kv "$(out tsink)" bytes)
 sleep 0.3
 # shellcheck disable=SC2086
 check "disable the probes" magnetctl probe disable $NET_EVENTS $TCPIP_EVENTS
-kill -INT "${BG_PID[rec]}"
+kill -INT "${BG_PID[rec]}" "${BG_PID[rectcpip]}"
 bg_wait rec 30
 check_eq "record stops cleanly" 0 $?
+bg_wait rectcpip 30
+check_eq "record of tcpip stops cleanly" 0 $?
 check "trace: format, order, accounting" check_trace "$R/net.trace" --stream net
 
-magnetctl -j dump "$R/net.trace" >"$R/net.jsonl"
+magnetctl -j dump "$R/net.trace" "$R/tcpip.trace" >"$R/net.jsonl"
 python3 - "$R/net.jsonl" "$(kv "$(out send)" uino)" "$(kv "$(out usink)" ino)" \
 	"$(kv "$(out send)" tino)" "$(kv "$(out tsink)" ino)" >"$R/v6.tap" <<'PY'
 import json, sys
@@ -193,6 +199,8 @@ PY
 tap_import "$R/v6.tap"
 
 check "stream delete net" magnetctl stream delete net
+check "stream delete tcpip" magnetctl stream delete tcpip
+check "rmmod magnet_tcpip" rmmod magnet_tcpip
 check "modules unload" magnet_unload
 check_dmesg_clean
 done_testing
