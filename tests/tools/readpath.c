@@ -9,7 +9,7 @@
  * test enables the udp_send probe (one 48-byte record per datagram) into
  * the stream and nothing else.  Subtests: watermark timeout timeout-empty
  * min-events nonblock poll epoll sigio aio aio-timeout aio-cancel
- * aio-hang aio-eof uring uring-hang uring-eof badinput.  Each prints key=value measurements,
+ * aio-hang aio-eof uring uring-hang uring-hang-async uring-eof badinput.  Each prints key=value measurements,
  * "ok" or "FAIL: why" and exits 0 (pass), 1 (fail) or 2 (broken setup).
  * Timing assertions are generous lower bounds (a read did wait), never
  * performance assertions.
@@ -460,8 +460,12 @@ static void t_aio_eof(void)
 	io_destroy(ctx);
 }
 
-/* io_uring reads in flight, then the process waits to be killed. */
-static void t_uring_hang(void)
+/*
+ * io_uring reads in flight, then the process waits to be killed; @flags
+ * IOSQE_ASYNC makes io_uring run them in its worker threads, without a
+ * non-blocking attempt first.
+ */
+static void uring_hang(unsigned int flags)
 {
 	static struct io_uring ring;
 	struct io_uring_sqe *sqe;
@@ -474,12 +478,23 @@ static void t_uring_hang(void)
 	for (i = 0; i < 4; i++) {
 		sqe = io_uring_get_sqe(&ring);
 		io_uring_prep_read(sqe, fd, abuf[i], BUF, (__u64)-1);
+		sqe->flags |= flags;
 	}
 	r = io_uring_submit(&ring);
 	printf("submitted=%d\n", r);
 	fflush(stdout);
 	for (;;)
 		pause();
+}
+
+static void t_uring_hang(void)
+{
+	uring_hang(0);
+}
+
+static void t_uring_hang_async(void)
+{
+	uring_hang(IOSQE_ASYNC);
 }
 
 /* io_uring reads in flight while the stream is deleted: all complete. */
@@ -694,6 +709,7 @@ static const struct {
 	{ "aio-eof", t_aio_eof },
 	{ "uring", t_uring },
 	{ "uring-hang", t_uring_hang },
+	{ "uring-hang-async", t_uring_hang_async },
 	{ "uring-eof", t_uring_eof },
 	{ "badinput", t_badinput },
 	{ "kicks", t_kicks },

@@ -68,20 +68,24 @@ readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load
 check_eq "its file is closed" 0 "$readers"
 rp watermark "the stream reads on after that"
 
-# the same with io_uring: its requests are not libaio's, with no cancel
-# callback; the exiting task must not wait for reads nobody completes
-bg uhang "$RP" uring-hang "$F"
-if wait_line "$(out uhang)" '^submitted=' 10; then
-	kill -9 "${BG_PID[uhang]}"
-	bg_wait uhang 20
-	rc=$?
-	[ $rc -eq 137 ] && ok "process with io_uring reads in flight killed" ||
-		not_ok "process with io_uring reads in flight killed" "status $rc"
-else
-	not_ok "process with io_uring reads in flight killed" "$(cat "$(out uhang)")"
-fi
-readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["readers"])')
-check_eq "its file is closed" 0 "$readers"
+# the same with io_uring, also with IOSQE_ASYNC (its worker threads issue
+# the reads without a non-blocking attempt): io_uring has no cancel
+# callback for a queued read; the exiting task must not wait for reads
+# nobody completes
+for mode in uring-hang uring-hang-async; do
+	bg uhang "$RP" $mode "$F"
+	if wait_line "$(out uhang)" '^submitted=' 10; then
+		kill -9 "${BG_PID[uhang]}"
+		bg_wait uhang 20
+		rc=$?
+		[ $rc -eq 137 ] && ok "$mode: process with io_uring reads in flight killed" ||
+			not_ok "$mode: process with io_uring reads in flight killed" "status $rc"
+	else
+		not_ok "$mode: process with io_uring reads in flight killed" "$(cat "$(out uhang)")"
+	fi
+	readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["readers"])')
+	check_eq "$mode: its file is closed" 0 "$readers"
+done
 rp watermark "the stream reads on after the io_uring process"
 
 # fio as a third-party libaio client.  It sizes its job by the file (stream
