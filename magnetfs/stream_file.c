@@ -13,8 +13,8 @@
  * stream is deleted, and returns 0 (end of file) once the stream was
  * deleted and everything recorded has been read.  poll() and SIGIO
  * (fasync) report readiness by the same rule; read_iter() queues
- * asynchronous reads (libaio, io_uring) on the file and completes them
- * from a work item.
+ * libaio's reads on the file and completes them from a work item;
+ * io_uring's block by the rule in io_uring's own worker.
  *
  * Sub-buffer consumers (MAGNET_IOC_GET_SPAN/PUT_SPAN and mmap()) take the
  * records in place: the file maps each ring read-only, holds the readable
@@ -709,7 +709,17 @@ static ssize_t magnetfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	ubuf = magnet_iter_ubuf(to, &len);
 	if (!ubuf)
 		return -EINVAL;
+	/*
+	 * Only libaio's reads are queued: they have a cancel callback
+	 * (io_cancel(), process exit).  io_uring has none for a queued
+	 * read: its exiting task would wait for it for good, pinning the
+	 * stream and the module.  io_uring runs a read the file cannot do
+	 * without blocking in a worker of its own, which it cancels with a
+	 * signal: there the read blocks by the rule like read(2), and the
+	 * signal ends the wait.
+	 */
 	if (is_sync_kiocb(iocb) || (iocb->ki_flags & IOCB_NOWAIT) ||
+	    !(iocb->ki_flags & IOCB_AIO_RW) ||
 	    (s->rings.mode & MAGNET_STREAM_F_OVERWRITE)) {
 		n = reader_read(rd, ubuf, len,
 				(iocb->ki_filp->f_flags & O_NONBLOCK) ||
@@ -732,9 +742,8 @@ static ssize_t magnetfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		io->timed = true;
 		io->deadline = jiffies + msecs_to_jiffies(ms);
 	}
-	/* libaio only (io_uring kiocbs are not aio_kiocbs); before queueing */
-	if (iocb->ki_flags & IOCB_AIO_RW)
-		kiocb_set_cancel_fn(iocb, magnetfs_aio_cancel);
+	/* before queueing: a cancel may come at once */
+	kiocb_set_cancel_fn(iocb, magnetfs_aio_cancel);
 	spin_lock_irq(&s->lock);
 	list_add_tail(&io->node, &rd->aio);
 	spin_unlock_irq(&s->lock);
