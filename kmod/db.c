@@ -312,11 +312,31 @@ EXPORT_SYMBOL_GPL(magnet_point_unregister);
 
 /* ---- streams --------------------------------------------------------- */
 
+/*
+ * The rings of all user streams together: at most max_rings_mb MiB
+ * (default 0: half of RAM, as for one stream).  db.lock.  A deleted
+ * stream's rings stop counting at deletion, though a reader that still
+ * holds the file keeps them until it closes it.
+ */
+static unsigned int max_rings_mb;
+module_param(max_rings_mb, uint, 0644);
+MODULE_PARM_DESC(max_rings_mb,
+		 "MiB of rings all streams may take together (0: half of RAM)");
+static u64 magnet_rings_bytes;
+
+static u64 stream_ring_bytes(u32 size, u32 count, u32 mode)
+{
+	return (u64)size * count *
+	       (mode & MAGNET_STREAM_F_GLOBAL ? 1 : num_possible_cpus());
+}
+
 int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
 			 u32 clock, struct netlink_ext_ack *extack)
 {
-	u64 total = (u64)size * count *
-		    (mode & MAGNET_STREAM_F_GLOBAL ? 1 : num_possible_cpus());
+	u64 total = stream_ring_bytes(size, count, mode);
+	u64 half = (u64)totalram_pages() * PAGE_SIZE / 2;
+	u64 cap = READ_ONCE(max_rings_mb) ? (u64)READ_ONCE(max_rings_mb) << 20 :
+		  half;
 	struct magnet_stream *s;
 	int err;
 
@@ -337,10 +357,16 @@ int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
 			       MAGNET_STREAMS_MAX);
 		return -ENOSPC;
 	}
-	if (total > (u64)totalram_pages() * PAGE_SIZE / 2) {
+	if (total > half) {
 		magnet_set_err(extack, NULL,
 			       "stream would take %llu MiB of rings, more than half of memory",
 			       total >> 20);
+		return -ENOMEM;
+	}
+	if (magnet_rings_bytes + total > cap) {
+		magnet_set_err(extack, NULL,
+			       "stream would take %llu MiB of rings, streams hold %llu MiB, the limit is %llu MiB (magnet.max_rings_mb)",
+			       total >> 20, magnet_rings_bytes >> 20, cap >> 20);
 		return -ENOMEM;
 	}
 	s = magnet_stream_alloc(name, size, count, mode, clock);
@@ -358,6 +384,7 @@ int magnet_db_stream_new(const char *name, u32 size, u32 count, u32 mode,
 	}
 	list_add_tail(&s->node, &magnet_db.streams);
 	magnet_db.nr_streams++;
+	magnet_rings_bytes += total;
 	return 0;
 }
 
@@ -390,6 +417,8 @@ static void magnet_db_stream_kill(struct magnet_stream *s)
 	wake_up_interruptible_all(&s->wq);
 	list_del_init(&s->node);
 	magnet_db.nr_streams--;
+	magnet_rings_bytes -= stream_ring_bytes(s->rings.size, s->rings.count,
+						s->rings.mode);
 	magnet_stream_put(s);
 }
 

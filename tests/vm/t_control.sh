@@ -6,8 +6,9 @@
 # message and nothing half-done, a non-root caller (reads allowed; changes,
 # filters, synthesizers, run-time kprobe symbols and the probes multicast
 # group refused: docs/THREATS.md), a stream deleted while
-# it is read, probe modules unloaded under a blocked reader, and corrupt
-# trace files given to dump.
+# it is read, probe modules unloaded under a blocked reader, corrupt
+# trace files given to dump, and the cap on all streams' rings together
+# (magnet.max_rings_mb).
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
@@ -180,8 +181,28 @@ expect_fail "dump of a non-MAGNET file" 3 "." magnetctl dump "$R/junk.trace"
 expect_fail "dump of an empty file" 3 "." magnetctl dump "$R/empty.trace"
 expect_fail "dump of a missing file" 3 "nosuchfile" magnetctl dump "$R/nosuchfile"
 
-check "stream delete s2" magnetctl stream delete s2
 check "stream delete s3" magnetctl stream delete s3
+
+# the rings of all streams together stay under magnet.max_rings_mb
+P=/sys/module/magnet/parameters/max_rings_mb
+check "stream delete s2" magnetctl stream delete s2
+check_eq "max_rings_mb is 0 (half of RAM) by default" 0 "$(cat $P)"
+echo 8 >$P
+# subbuf 512K x 2 per possible CPU: 1 MiB per CPU
+mb=$(awk -F, '{n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n}' /sys/devices/system/cpu/possible)
+check "cap 8 MiB: stream create c1 ($mb MiB)" magnetctl stream create c1 subbuf-size 512K subbuf-count 2
+n=1
+while [ $(( (n + 1) * mb )) -le 8 ]; do
+	n=$((n + 1))
+	magnetctl stream create "c$n" subbuf-size 512K subbuf-count 2 >/dev/null
+done
+expect_fail "cap 8 MiB: one stream more is refused with the totals" 2 \
+	"streams hold [0-9]+ MiB, the limit is 8 MiB \(magnet.max_rings_mb\)" \
+	magnetctl stream create cx subbuf-size 512K subbuf-count 2
+check "a deleted stream gives its share back" magnetctl stream delete c1
+check "then the stream fits" magnetctl stream create cx subbuf-size 512K subbuf-count 2
+echo 0 >$P
+for i in $(seq 2 $n) x; do magnetctl stream delete "c$i"; done
 check "modules unload" magnet_unload
 check_dmesg_clean
 done_testing
