@@ -48,6 +48,22 @@ path=$(magnetctl -j stream show s1 | python3 -c 'import json,sys; d=json.load(sy
 check_eq "stream path" /sys/kernel/debug/magnet/s1 "$path"
 [ -r "$path" ] && ok "stream file exists" || not_ok "stream file exists"
 
+# bash completion names the live objects (tests/install/test_completion.sh
+# checks the grammar without a kernel)
+_MAGNETCTL=$MAGNETCTL
+. "$MAGNET_REPO/magnetctl/completion/magnetctl.bash"
+compl() {	# compl WORDS...: the completions of the last word, sorted
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMPREPLY=()
+	_magnetctl
+	printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+check_eq "completion: stream names" "s1" "$(compl magnetctl stream delete "")"
+check_eq "completion: probe names for enable" "dev_recv dev_send" "$(compl magnetctl probe enable dev)"
+check_eq "completion: stream after enable ... stream" "s1" "$(compl magnetctl probe enable dev_send stream "")"
+check_eq "completion: record's stream" "s1" "$(compl magnetctl -j record s)"
+
 expect_fail "duplicate stream" 2 "already exists" magnetctl stream create s1
 expect_fail "sub-buffer size not a multiple of 4096" 2 "multiple of 4096" magnetctl stream create s2 subbuf-size 5000
 expect_fail "one sub-buffer" 2 "between 2 and 64" magnetctl stream create s2 subbuf-count 1
