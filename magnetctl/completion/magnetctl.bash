@@ -6,20 +6,12 @@
 # may not list them).  Installed as
 # share/bash-completion/completions/magnetctl.
 
-# _magnetctl_names OBJECT: the names of OBJECT's list
+# _magnetctl_names OBJECT: the names in OBJECT's list (the "name" members
+# of magnetctl's JSON, whose values are MAGNET names: no quotes inside)
 _magnetctl_names()
 {
-	local cmd=${_MAGNETCTL:-magnetctl}
-
-	"$cmd" -j "$1" list 2>/dev/null | python3 -c '
-import json, sys
-try:
-    d = json.load(sys.stdin)
-except ValueError:
-    sys.exit(0)
-if isinstance(d, dict):
-    d = next((v for v in d.values() if isinstance(v, list)), [])
-print(" ".join(str(x["name"]) for x in d if isinstance(x, dict) and "name" in x))' 2>/dev/null
+	"${_MAGNETCTL:-magnetctl}" -j "$1" list 2>/dev/null |
+		grep -oE '"name": *"[^"]*"' | sed -E 's/^"name": *"(.*)"$/\1/' | tr '\n' ' '
 }
 
 _magnetctl()
