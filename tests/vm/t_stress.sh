@@ -89,7 +89,11 @@ while off < len(data):
             assert pid != 0, ("task event without a pid", off)
         n[irq] += 1
     off += size
-assert n[0] > 0 and n[1] > 0, n
+# hardirq events are a fraction of a percent of what the selftest produces
+# here, and the reader keeps only what lands just after it frees a
+# sub-buffer: under this much loss none may survive (t_filter checks that
+# every hardirq event carries pid 0, without loss)
+assert n[0] > 0, n
 print("task events %d, hardirq events %d" % (n[0], n[1]))
 PY
 check "stream delete st" magnetctl stream delete st
