@@ -350,7 +350,8 @@ static int convert_pcapng(const char *out, int argc, char **argv)
 	return code;
 }
 
-#define CONVERT_USAGE "Usage: magnetctl convert --to pcapng [-o OUT] FILE...\n"
+#define CONVERT_USAGE "Usage: magnetctl convert --to pcapng [-o OUT] FILE...\n" \
+	"       magnetctl convert --to ctf -o DIR FILE...\n"
 
 int do_convert(int argc, char **argv)
 {
@@ -384,10 +385,13 @@ int do_convert(int argc, char **argv)
 	argc -= i;
 	argv += i;
 	if (!to)
-		return mc_usage_error("convert: missing --to FORMAT (pcapng)");
-	if (strcmp(to, "pcapng"))
-		return mc_usage_error("convert: unknown format '%s' (pcapng)", to);
+		return mc_usage_error("convert: missing --to FORMAT (pcapng, ctf)");
+	if (strcmp(to, "pcapng") && strcmp(to, "ctf"))
+		return mc_usage_error("convert: unknown format '%s' (pcapng, ctf)",
+				      to);
 	if (argc < 1)
 		return mc_usage_error("convert: missing FILE");
+	if (!strcmp(to, "ctf"))
+		return convert_ctf(out, argc, argv);
 	return convert_pcapng(out, argc, argv);
 }

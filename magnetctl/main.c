@@ -102,6 +102,7 @@ static void usage(FILE *f)
 		"       magnetctl dump [--file-order] [--time raw|wall|rel|delta]\n"
 		"                      [--format text|csv] [--no-header] FILE...\n"
 		"       magnetctl convert --to pcapng [-o OUT] FILE...\n"
+		"       magnetctl convert --to ctf -o DIR FILE...\n"
 		"       magnetctl filter { add NAME [KEY VALUE]... [priority N] ACTION | del NAME |\n"
 		"                          list | show NAME }\n"
 		"       magnetctl synth { add NAME probe PROBE [KEY VALUE]... [by GROUP[,GROUP]...]\n"

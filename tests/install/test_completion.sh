@@ -51,7 +51,7 @@ comp "magnetctl correlate add c " "chain stream window"
 comp "magnetctl record s --" "--duration --min-events --switch-timer --timeout --watermark"
 comp "magnetctl dump --time " "delta raw rel wall"
 comp "magnetctl dump --format " "csv text"
-comp "magnetctl convert --to " "pcapng"
+comp "magnetctl convert --to " "ctf pcapng"
 # every object of the help has commands or arguments completed, none is unknown
 for o in $objs; do
 	case $o in status | help) continue ;; esac

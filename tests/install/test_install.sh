@@ -124,4 +124,17 @@ run=$(LD_LIBRARY_PATH=$root/$libdir "$dest/prog" 2>&1)
 [ "$run" = "installed libmagnet works" ] && ok "it runs against the installed libmagnet.so.0" || bad "run: $run"
 lib=$(LD_LIBRARY_PATH=$root/$libdir ldd "$dest/prog" | awk '/libmagnet/ { print $3 }')
 [ "$lib" = "$root/$libdir/libmagnet.so.0" ] && ok "ldd resolves libmagnet.so.0 in DESTDIR" || bad "ldd: $lib"
+# the babeltrace2 plugin, where babeltrace2 looks under this prefix, loads
+# with the installed library (built when libbabeltrace2-dev is there)
+if pkg-config --exists babeltrace2 2>/dev/null || [ -e "$build/babeltrace2/plugins" ]; then
+	plug=$root/$libdir/babeltrace2/plugins
+	if [ ! -e "$plug/babeltrace-plugin-magnet.so" ]; then
+		bad "not installed: $prefix/$libdir/babeltrace2/plugins/babeltrace-plugin-magnet.so"
+	elif out=$(LD_LIBRARY_PATH=$root/$libdir babeltrace2 --plugin-path="$plug" \
+		list-plugins 2>&1) && grep -q "source.magnet.trace" <<<"$out"; then
+		ok "babeltrace2 loads the installed plugin (source.magnet.trace)"
+	else
+		bad "babeltrace2 list-plugins with the installed plugin: $out"
+	fi
+fi
 exit $fail

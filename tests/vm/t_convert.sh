@@ -12,14 +12,21 @@
 #    ip_hdr record, per event as many as the dump, on one interface per
 #    (device, event), at the records' wall-clock times, with the
 #    connection's addresses and ports, the data bytes sent, and the event,
-#    CPU, pid and socket in each packet's comment.
+#    CPU, pid and socket in each packet's comment;
+#  - babeltrace2 with MAGNET's plugin (source.magnet.trace, found by its
+#    support-info query): an event per record, in the same order, at the
+#    same times, with the same CPU, pid and socket as -j; LOST records as
+#    discarded events; magnetctl convert --to ctf, read back by
+#    babeltrace2's own source.ctf.fs: the same events again.
 MAGNET_MODULES="magnet magnet_sched"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
 need_magnet
 need_tools tcp_sender tcp_sink
-need_cmd tshark python3
+need_cmd tshark python3 babeltrace2
+BT2=$MAGNET_BUILD/babeltrace2/plugins
+[ -e "$BT2/babeltrace-plugin-magnet.so" ] || bail_out "no babeltrace2 plugin in $BT2"
 dmesg_mark
 netns_setup || bail_out "network namespaces"
 magnet_load || bail_out "cannot load the modules"
@@ -59,6 +66,12 @@ diag "$(cat "$R/convert.out")"
 check "tshark reads the pcapng" sh -c "tshark -r '$R/conv.pcapng' -T fields -E separator=/t \
 	-e frame.interface_name -e frame.time_epoch -e ip.src -e ip.dst -e tcp.srcport \
 	-e tcp.dstport -e ip.len -e tcp.hdr_len -e frame.comment >'$R/conv.tshark' 2>'$R/tshark.err'"
+check "babeltrace2 reads the trace" sh -c "babeltrace2 --plugin-path='$BT2' --clock-cycles \
+	--no-delta '$R/conv.trace' >'$R/conv.bt2' 2>'$R/bt2.err'"
+check "convert --to ctf" sh -c "MAGNET_BT2_PLUGIN_DIR='$BT2' '$MAGNETCTL' convert --to ctf \
+	-o '$R/ctf' '$R/conv.trace' >'$R/ctf.out' 2>&1"
+check "babeltrace2 reads the CTF trace" sh -c "babeltrace2 --clock-cycles --no-delta '$R/ctf' \
+	>'$R/conv.ctf.txt' 2>'$R/ctf.err'"
 
 python3 - "$R" "$(kv "$(out tcp)" pid)" "$(kv "$(out tcp)" ino)" "$(kv "$(out tcp)" retrans_bytes)" \
 	"$wall0" "$wall1" "$N" "$IP_A" "$IP_B" >"$R/check.tap" <<'PY'
@@ -121,6 +134,34 @@ ok(len(sport) == 1, "one connection (source port %s)" % sport)
 data = sum(int(p[6]) - 20 - int(p[7]) for p in fwd if "ip_hdr_send" in p[8])
 ok(data == n * 10240 + rb, "data bytes sent in the packets = %d x 10240 + %d retransmitted" % (n, rb), data)
 ok(any(int(p[8].split("socket=")[1].split()[0]) == sino for p in fwd), "the sender's socket in comments")
+# babeltrace2: the plugin's events, then the CTF trace's
+import re
+EV = re.compile(r"^\[(\d+)\] (\S+): \{ cpu_id = (\d+) \}, \{ abstract_id = (\d+), pid = (\d+), tgid = (\d+) \}")
+def bt_events(path):
+    return [l for l in open(path).read().splitlines() if l.startswith("[")]
+bt = bt_events(R + "/conv.bt2")
+want = [(j["time"], j["name"], j["cpu"], j["abstract_id"], j["pid"], j["tgid"]) for j in recs
+        if j["name"] not in ("SYSINFO", "EVENTDEF", "LOST")]
+got = []
+for l in bt:
+    m = EV.match(l)
+    got.append((int(m[1]), m[2], int(m[3]), int(m[4]), int(m[5]), int(m[6])) if m else l)
+ok(got == want, "babeltrace2: an event per record, in order, same time, CPU, socket, pid (%d)" % len(got),
+   [(g, w) for g, w in zip(got, want) if g != w][:2] or (len(got), len(want)))
+cnt_b = Counter(g[1] for g in got if isinstance(g, tuple))
+ok(cnt_b == Counter(w[1] for w in want), "babeltrace2: per event as many as -j: %s" % dict(cnt_b))
+ok(all("hdr_len = 40" in l and "data_len = 40" in l for l in bt if " ip_hdr_send: " in l),
+   "babeltrace2: ip_hdr_send with its 40 packet bytes")
+ok(any("next_comm = \"tcp_sender\"" in l for l in bt if " sched_switch: " in l),
+   "babeltrace2: sched_switch names tcp_sender")
+lost = sum(j["lost"]["count"] for j in recs if j["name"] == "LOST")
+disc = sum(int(x) for x in re.findall(r"discarded (\d+) events", open(R + "/bt2.err").read()))
+ok(disc == lost, "babeltrace2: discarded events = LOST records' count (%d)" % lost, disc)
+ctf = bt_events(R + "/conv.ctf.txt")
+ok(ctf == bt, "CTF read by source.ctf.fs: the same %d events" % len(ctf),
+   [(a, b) for a, b in zip(ctf, bt) if a != b][:1] or (len(ctf), len(bt)))
+disc = sum(int(x) for x in re.findall(r"discarded (\d+) events", open(R + "/ctf.err").read()))
+ok(disc == lost, "CTF: discarded events = LOST records' count (%d)" % lost, disc)
 print("# records %d, ip_hdr %d, packets %d, interfaces %d" % (len(recs), len(ip), len(pk), len(ifs)))
 print("\n".join(out))
 PY
