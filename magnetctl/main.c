@@ -103,6 +103,7 @@ static void usage(FILE *f)
 		"                      [--format text|csv] [--no-header] FILE...\n"
 		"       magnetctl convert --to pcapng [-o OUT] FILE...\n"
 		"       magnetctl convert --to ctf -o DIR FILE...\n"
+		"       magnetctl export [--listen ADDR:PORT] [--max-keys N] [--corr-stream STREAM]\n"
 		"       magnetctl filter { add NAME [KEY VALUE]... [priority N] ACTION | del NAME |\n"
 		"                          list | show NAME }\n"
 		"       magnetctl synth { add NAME probe PROBE [KEY VALUE]... [by GROUP[,GROUP]...]\n"
@@ -133,6 +134,7 @@ static const struct mc_cmd objects[] = {
 	{ "record",	do_record },
 	{ "dump",	do_dump },
 	{ "convert",	do_convert },
+	{ "export",	do_export },
 	{ "filter",	do_filter },
 	{ "synth",	do_synth },
 	{ "correlate",	do_correlate },

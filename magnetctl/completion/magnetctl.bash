@@ -27,7 +27,7 @@ _magnetctl()
 	fi
 
 	local opts="-j --json -p --pretty -h --help -V --version"
-	local objects="status probe stream record dump convert filter synth correlate sock help"
+	local objects="status probe stream record dump convert export filter synth correlate sock help"
 	# the object and its command: the first two words that are not options
 	local i obj="" sub="" oi=0
 	for ((i = 1; i < cword; i++)); do
@@ -83,6 +83,13 @@ _magnetctl()
 			-*) COMPREPLY=($(compgen -W "--to -o" -- "$cur")) ;;
 			*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 			esac ;;
+		esac
+		return ;;
+	export)
+		case $prev in
+		--corr-stream) COMPREPLY=($(compgen -W "$(_magnetctl_names stream)" -- "$cur")) ;;
+		--listen | --max-keys) ;;
+		*) COMPREPLY=($(compgen -W "--listen --max-keys --corr-stream" -- "$cur")) ;;
 		esac
 		return ;;
 	status | help)

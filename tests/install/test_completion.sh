@@ -52,6 +52,7 @@ comp "magnetctl record s --" "--duration --min-events --switch-timer --timeout -
 comp "magnetctl dump --time " "delta raw rel wall"
 comp "magnetctl dump --format " "csv text"
 comp "magnetctl convert --to " "ctf pcapng"
+comp "magnetctl export --" "--corr-stream --listen --max-keys"
 # every object of the help has commands or arguments completed, none is unknown
 for o in $objs; do
 	case $o in status | help) continue ;; esac
