@@ -284,6 +284,7 @@ int do_export(int argc, char **argv)
 	lfd = listen_on(listen_spec, &code);
 	if (lfd < 0)
 		goto out;
+	code = MC_EXIT_OK;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	printf("export: serving http://%s/metrics\n", listen_spec);

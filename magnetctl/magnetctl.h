@@ -118,6 +118,7 @@ int do_convert(int argc, char **argv);
 /* convert_ctf.c: --to ctf through babeltrace2 and MAGNET's plugin */
 int convert_ctf(const char *out, int argc, char **argv);
 int do_export(int argc, char **argv);
+int do_plot(int argc, char **argv);
 int do_filter(int argc, char **argv);
 int do_synth(int argc, char **argv);
 int do_correlate(int argc, char **argv);

@@ -104,6 +104,8 @@ static void usage(FILE *f)
 		"       magnetctl convert --to pcapng [-o OUT] FILE...\n"
 		"       magnetctl convert --to ctf -o DIR FILE...\n"
 		"       magnetctl export [--listen ADDR:PORT] [--max-keys N] [--corr-stream STREAM]\n"
+		"       magnetctl plot { layers | tcp | latency | rate } [--id ID] [--format png|svg]\n"
+		"                      -o OUT FILE...\n"
 		"       magnetctl filter { add NAME [KEY VALUE]... [priority N] ACTION | del NAME |\n"
 		"                          list | show NAME }\n"
 		"       magnetctl synth { add NAME probe PROBE [KEY VALUE]... [by GROUP[,GROUP]...]\n"
@@ -135,6 +137,7 @@ static const struct mc_cmd objects[] = {
 	{ "dump",	do_dump },
 	{ "convert",	do_convert },
 	{ "export",	do_export },
+	{ "plot",	do_plot },
 	{ "filter",	do_filter },
 	{ "synth",	do_synth },
 	{ "correlate",	do_correlate },

@@ -150,7 +150,7 @@ static void write_streams(FILE *o, struct vec *v)
 static void write_probes(FILE *o, struct vec *v)
 {
 	family(o, "magnet_probe_hits_total", "counter",
-	       "Events the probe's hook saw (enabled or not).");
+	       "Events the probe recorded: delivered to its stream or refused by a filter.");
 	EACH(*v, struct magnet_probe_info, p) {
 		fputs("magnet_probe_hits_total{probe=\"", o);
 		label_value(o, p->name);

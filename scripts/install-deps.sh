@@ -51,7 +51,7 @@ EOT
 fi
 
 stamp=/var/lib/magnet-deps.stamp
-want="v10"
+want="v11"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
 	exit 0
 fi
@@ -65,7 +65,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 iproute2 iperf3 ethtool kmod busybox-static \
 	python3-pip python3-venv python3-yaml udev procps socat dkms tshark \
-	python3-jsonschema babeltrace2 libbabeltrace2-dev >/dev/null
+	python3-jsonschema babeltrace2 libbabeltrace2-dev gnuplot-nox prometheus >/dev/null
 # the debug-kernel tier: a kernel built from Debian's source
 $SUDO apt-get install -y -qq --no-install-recommends \
 	linux-source-6.12 flex bison bc libelf-dev libssl-dev dwarves xz-utils openssl >/dev/null

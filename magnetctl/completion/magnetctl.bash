@@ -27,7 +27,7 @@ _magnetctl()
 	fi
 
 	local opts="-j --json -p --pretty -h --help -V --version"
-	local objects="status probe stream record dump convert export filter synth correlate sock help"
+	local objects="status probe stream record dump convert export plot filter synth correlate sock help"
 	# the object and its command: the first two words that are not options
 	local i obj="" sub="" oi=0
 	for ((i = 1; i < cword; i++)); do
@@ -81,6 +81,22 @@ _magnetctl()
 		*)
 			case $cur in
 			-*) COMPREPLY=($(compgen -W "--to -o" -- "$cur")) ;;
+			*) COMPREPLY=($(compgen -f -- "$cur")) ;;
+			esac ;;
+		esac
+		return ;;
+	plot)
+		if [ "$cword" -eq $((oi + 1)) ]; then
+			COMPREPLY=($(compgen -W "layers tcp latency rate" -- "$cur"))
+			return
+		fi
+		case $prev in
+		--format) COMPREPLY=($(compgen -W "png svg" -- "$cur")) ;;
+		-o) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		--id) ;;
+		*)
+			case $cur in
+			-*) COMPREPLY=($(compgen -W "--id --format -o" -- "$cur")) ;;
 			*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 			esac ;;
 		esac

@@ -53,6 +53,8 @@ comp "magnetctl dump --time " "delta raw rel wall"
 comp "magnetctl dump --format " "csv text"
 comp "magnetctl convert --to " "ctf pcapng"
 comp "magnetctl export --" "--corr-stream --listen --max-keys"
+comp "magnetctl plot " "latency layers rate tcp"
+comp "magnetctl plot tcp --format " "png svg"
 # every object of the help has commands or arguments completed, none is unknown
 for o in $objs; do
 	case $o in status | help) continue ;; esac

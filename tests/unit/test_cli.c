@@ -838,6 +838,112 @@ static void test_stdout_error(void **state)
 	done(&r);
 }
 
+/* Read a whole file into a string (caller frees); NULL if missing. */
+static char *file_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	return f ? slurp(f) : NULL;
+}
+
+/* magnetctl plot through the real gnuplot: images, data, script, errors. */
+static void test_plot(void **state)
+{
+	char out[] = "/tmp/magnet-plot-XXXXXX", img[64], dat[80], gp[80];
+	unsigned char magic[8];
+	struct result r;
+	struct tbuf tb;
+	const char *path;
+	char *txt;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(out));
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 0);
+	tb_eventdef(&tb, 16, "udp_send", MAGNET_LAYER_TRANSPORT, MAGNET_PAYLOAD_NET);
+	tb_eventdef(&tb, 17, "ip_send", MAGNET_LAYER_NETWORK, MAGNET_PAYLOAD_NET);
+	tb_net(&tb, 16, 3000, 2, 0x0800, MAGNET_NET_F_TX);
+	tb_net(&tb, 17, 1428, 2, 0x0800, MAGNET_NET_F_TX);
+	tb_corr(&tb, 1600000000ull, 1500000000ull, 16, 17, 2500, 3000);
+	path = tb_write_tmp(&tb, tb.len);
+
+	snprintf(img, sizeof(img), "%s/layers.png", out);
+	snprintf(dat, sizeof(dat), "%s.dat", img);
+	snprintf(gp, sizeof(gp), "%s.gp", img);
+	r = run("plot", "layers", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "2 series, socket 73588229205");
+	done(&r);
+	f = fopen(img, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(magic, 1, 8, f), 8);
+	fclose(f);
+	assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+	txt = file_text(dat);
+	assert_non_null(txt);
+	assert_contains(txt, "# SERIES udp_send\n0.000000000 3000\n");
+	assert_contains(txt, "# SERIES ip_send\n0.000000000 1428\n");
+	free(txt);
+	txt = file_text(gp);
+	assert_non_null(txt);
+	assert_contains(txt, "set terminal pngcairo");
+	assert_contains(txt, "title \"ip_send\"");
+	free(txt);
+
+	/* latency: a CDF per step, in microseconds; SVG */
+	snprintf(img, sizeof(img), "%s/lat.svg", out);
+	snprintf(dat, sizeof(dat), "%s.dat", img);
+	r = run("plot", "latency", "--format", "svg", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_OK);
+	done(&r);
+	txt = file_text(dat);
+	assert_non_null(txt);
+	assert_contains(txt, "# SERIES 1: udp_send -> ip_send\n2.500 1.000000\n");
+	free(txt);
+	txt = file_text(img);
+	assert_non_null(txt);
+	assert_contains(txt, "<svg");
+	free(txt);
+
+	/* rate: 200 bins per CPU */
+	snprintf(img, sizeof(img), "%s/rate.png", out);
+	snprintf(dat, sizeof(dat), "%s.dat", img);
+	r = run("plot", "rate", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_OK);
+	done(&r);
+	txt = file_text(dat);
+	assert_non_null(txt);
+	assert_contains(txt, "# SERIES cpu3\n");
+	free(txt);
+
+	/* nothing to draw, bad arguments */
+	snprintf(img, sizeof(img), "%s/tcp.png", out);
+	r = run("plot", "tcp", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	assert_contains(r.err, "no tcp_state records");
+	done(&r);
+	r = run("plot", "pie", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "unknown figure 'pie'");
+	done(&r);
+	r = run("plot", "layers", "--format", "gif", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "--format 'gif'");
+	done(&r);
+	r = run("plot", "rate", "--id", "5", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	done(&r);
+	r = run("plot", "layers", path);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "missing -o OUT");
+	done(&r);
+	unlink(path);
+	tb_free(&tb);
+	snprintf(dat, sizeof(dat), "rm -rf %s", out);
+	assert_int_equal(system(dat), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -861,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_dump_corrupt),
 		cmocka_unit_test(test_dump_not_a_trace),
 		cmocka_unit_test(test_stdout_error),
+		cmocka_unit_test(test_plot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,10 @@
 #    support-info query): an event per record, in the same order, at the
 #    same times, with the same CPU, pid and socket as -j; LOST records as
 #    discarded events; magnetctl convert --to ctf, read back by
-#    babeltrace2's own source.ctf.fs: the same events again.
+#    babeltrace2's own source.ctf.fs: the same events again;
+#  - magnetctl plot layers / tcp / rate: images, and data that hold the
+#    sender's socket's records (lengths, congestion window) and a series
+#    per CPU that recorded.
 MAGNET_MODULES="magnet magnet_sched"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -68,10 +71,18 @@ check "tshark reads the pcapng" sh -c "tshark -r '$R/conv.pcapng' -T fields -E s
 	-e tcp.dstport -e ip.len -e tcp.hdr_len -e frame.comment >'$R/conv.tshark' 2>'$R/tshark.err'"
 check "babeltrace2 reads the trace" sh -c "babeltrace2 --plugin-path='$BT2' --clock-cycles \
 	--no-delta '$R/conv.trace' >'$R/conv.bt2' 2>'$R/bt2.err'"
+# sink.ctf.fs maps its files: not on the 9p results directory (no shared
+# writable mappings there), on the guest's tmpfs
+CTF=$(mktemp -d /tmp/magnet-ctf.XXXXXX)
+on_exit "rm -rf $CTF"
 check "convert --to ctf" sh -c "MAGNET_BT2_PLUGIN_DIR='$BT2' '$MAGNETCTL' convert --to ctf \
-	-o '$R/ctf' '$R/conv.trace' >'$R/ctf.out' 2>&1"
-check "babeltrace2 reads the CTF trace" sh -c "babeltrace2 --clock-cycles --no-delta '$R/ctf' \
+	-o '$CTF/ctf' '$R/conv.trace' >'$R/ctf.out' 2>&1"
+check "babeltrace2 reads the CTF trace" sh -c "babeltrace2 --clock-cycles --no-delta '$CTF/ctf' \
 	>'$R/conv.ctf.txt' 2>'$R/ctf.err'"
+sino=$(kv "$(out tcp)" ino)
+check "plot layers of the sender's socket" "$MAGNETCTL" plot layers --id "$sino" -o "$R/layers.png" "$R/conv.trace"
+check "plot tcp of the sender's socket" "$MAGNETCTL" plot tcp --id "$sino" --format svg -o "$R/tcp.svg" "$R/conv.trace"
+check "plot rate" "$MAGNETCTL" plot rate -o "$R/rate.png" "$R/conv.trace"
 
 python3 - "$R" "$(kv "$(out tcp)" pid)" "$(kv "$(out tcp)" ino)" "$(kv "$(out tcp)" retrans_bytes)" \
 	"$wall0" "$wall1" "$N" "$IP_A" "$IP_B" >"$R/check.tap" <<'PY'
@@ -162,6 +173,30 @@ ok(ctf == bt, "CTF read by source.ctf.fs: the same %d events" % len(ctf),
    [(a, b) for a, b in zip(ctf, bt) if a != b][:1] or (len(ctf), len(bt)))
 disc = sum(int(x) for x in re.findall(r"discarded (\d+) events", open(R + "/ctf.err").read()))
 ok(disc == lost, "CTF: discarded events = LOST records' count (%d)" % lost, disc)
+# plot: the data files hold the trace's values
+def blocks(path):
+    d, cur = {}, None
+    for l in open(path).read().splitlines():
+        if l.startswith("# SERIES "):
+            cur = d.setdefault(l[9:], [])
+        elif l.strip():
+            cur.append([float(x) for x in l.split()])
+    return d
+import os
+ok(all(os.path.getsize(R + f) > 1000 for f in ("/layers.png", "/tcp.svg", "/rate.png")), "plot: three images written")
+lay = blocks(R + "/layers.png.dat")
+mine = [j for j in recs if j["abstract_id"] == sino and j["name"] == "ip_hdr_send"]
+ok(mine and [int(p[1]) for p in lay.get("ip_hdr_send", [])] == [j["ip"]["len"] for j in mine],
+   "plot layers: the sender's ip_hdr_send lengths, in order (%d)" % len(mine),
+   (len(lay.get("ip_hdr_send", [])), len(mine)))
+tcpr = [j for j in recs if j["abstract_id"] == sino and j.get("tcp")]
+tp = blocks(R + "/tcp.svg.dat").get("tcp", [])
+ok(tcpr and [int(p[1]) for p in tp] == [j["tcp"]["snd_cwnd"] for j in tcpr],
+   "plot tcp: the sender's snd_cwnd at each tcp_state record (%d)" % len(tcpr), (len(tp), len(tcpr)))
+rt = blocks(R + "/rate.png.dat")
+cpus = set("cpu%d" % j["cpu"] for j in recs if j["name"] not in ("SYSINFO", "EVENTDEF", "LOST"))
+ok(set(rt) == cpus and all(len(v) == 200 for v in rt.values()), "plot rate: 200 bins for each CPU that recorded: %s" % sorted(rt),
+   (sorted(rt), sorted(cpus)))
 print("# records %d, ip_hdr %d, packets %d, interfaces %d" % (len(recs), len(ip), len(pk), len(ifs)))
 print("\n".join(out))
 PY
