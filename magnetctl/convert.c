@@ -351,7 +351,8 @@ static int convert_pcapng(const char *out, int argc, char **argv)
 }
 
 #define CONVERT_USAGE "Usage: magnetctl convert --to pcapng [-o OUT] FILE...\n" \
-	"       magnetctl convert --to ctf -o DIR FILE...\n"
+	"       magnetctl convert --to ctf -o DIR FILE...\n" \
+	"       magnetctl convert --to perfetto [-o OUT] FILE...\n"
 
 int do_convert(int argc, char **argv)
 {
@@ -385,13 +386,15 @@ int do_convert(int argc, char **argv)
 	argc -= i;
 	argv += i;
 	if (!to)
-		return mc_usage_error("convert: missing --to FORMAT (pcapng, ctf)");
-	if (strcmp(to, "pcapng") && strcmp(to, "ctf"))
-		return mc_usage_error("convert: unknown format '%s' (pcapng, ctf)",
+		return mc_usage_error("convert: missing --to FORMAT (pcapng, ctf, perfetto)");
+	if (strcmp(to, "pcapng") && strcmp(to, "ctf") && strcmp(to, "perfetto"))
+		return mc_usage_error("convert: unknown format '%s' (pcapng, ctf, perfetto)",
 				      to);
 	if (argc < 1)
 		return mc_usage_error("convert: missing FILE");
 	if (!strcmp(to, "ctf"))
 		return convert_ctf(out, argc, argv);
+	if (!strcmp(to, "perfetto"))
+		return convert_perfetto(out, argc, argv);
 	return convert_pcapng(out, argc, argv);
 }

@@ -117,6 +117,8 @@ int do_dump(int argc, char **argv);
 int do_convert(int argc, char **argv);
 /* convert_ctf.c: --to ctf through babeltrace2 and MAGNET's plugin */
 int convert_ctf(const char *out, int argc, char **argv);
+/* convert_perfetto.c: --to perfetto, protobuf TracePackets */
+int convert_perfetto(const char *out, int argc, char **argv);
 int do_export(int argc, char **argv);
 int do_plot(int argc, char **argv);
 int do_filter(int argc, char **argv);

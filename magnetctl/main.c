@@ -103,6 +103,7 @@ static void usage(FILE *f)
 		"                      [--format text|csv] [--no-header] FILE...\n"
 		"       magnetctl convert --to pcapng [-o OUT] FILE...\n"
 		"       magnetctl convert --to ctf -o DIR FILE...\n"
+		"       magnetctl convert --to perfetto [-o OUT] FILE...\n"
 		"       magnetctl export [--listen ADDR:PORT] [--max-keys N] [--corr-stream STREAM]\n"
 		"       magnetctl plot { layers | tcp | latency | rate } [--id ID] [--format png|svg]\n"
 		"                      -o OUT FILE...\n"

@@ -10,6 +10,7 @@
 set -euo pipefail
 
 VNG_VERSION=1.42
+PERFETTO_VERSION=0.59.1
 
 # The one release it supports is Debian 12 (bookworm): the kernels, their
 # headers and bookworm-backports come from there.  Anywhere else it says so
@@ -51,7 +52,7 @@ EOT
 fi
 
 stamp=/var/lib/magnet-deps.stamp
-want="v11"
+want="v12"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
 	exit 0
 fi
@@ -78,5 +79,10 @@ $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports \
 if ! command -v vng >/dev/null || [ "$(vng --version 2>/dev/null | awk '{print $2}')" != "$VNG_VERSION" ]; then
 	pip3 install -q --break-system-packages "virtme-ng==$VNG_VERSION" 2>/dev/null || \
 		pip3 install -q "virtme-ng==$VNG_VERSION"
+fi
+# perfetto's trace protos, to decode convert --to perfetto's output in the tests
+if ! python3 -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2" 2>/dev/null; then
+	pip3 install -q --break-system-packages "perfetto==$PERFETTO_VERSION" 2>/dev/null || \
+		pip3 install -q "perfetto==$PERFETTO_VERSION"
 fi
 echo "$want" | $SUDO tee "$stamp" >/dev/null

@@ -76,7 +76,7 @@ _magnetctl()
 		return ;;
 	convert)
 		case $prev in
-		--to) COMPREPLY=($(compgen -W "ctf pcapng" -- "$cur")) ;;
+		--to) COMPREPLY=($(compgen -W "ctf pcapng perfetto" -- "$cur")) ;;
 		-o) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		*)
 			case $cur in

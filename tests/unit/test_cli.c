@@ -944,6 +944,83 @@ static void test_plot(void **state)
 	assert_int_equal(system(dat), 0);
 }
 
+/*
+ * convert --to perfetto, decoded by perfetto's own protos (the perfetto
+ * Python package): tracks, instants, slices, annotations, the clock.
+ */
+static void test_perfetto(void **state)
+{
+	static const char check[] =
+		"python3 -c '\n"
+		"import sys\n"
+		"from collections import Counter\n"
+		"from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as p\n"
+		"t = p.Trace(); t.ParseFromString(open(sys.argv[1], \"rb\").read())\n"
+		"names = {k.track_descriptor.uuid: k.track_descriptor.name for k in t.packet if k.HasField(\"track_descriptor\")}\n"
+		"c = Counter((names[k.track_event.track_uuid], k.track_event.type, k.track_event.name) for k in t.packet if k.HasField(\"track_event\"))\n"
+		"for k, v in sorted(c.items()): print(\"%%s|%%d|%%s=%%d\" %% (k[0], k[1], k[2], v))\n"
+		"e = [k for k in t.packet if k.track_event.name == \"udp_send\"][0]\n"
+		"print(\"first\", e.timestamp, sorted((a.name, a.uint_value or a.int_value) for a in e.track_event.debug_annotations))\n"
+		"print(\"clocks\", sorted((x.clock_id, x.timestamp) for x in t.packet[0].clock_snapshot.clocks))\n"
+		"' %s";
+	char out[] = "/tmp/magnet-pf-XXXXXX", file[64], cmd[4096], *txt = NULL;
+	struct result r;
+	struct tbuf tb;
+	const char *path;
+	size_t len = 0;
+	FILE *p;
+	int c;
+
+	(void)state;
+	assert_non_null(mkdtemp(out));
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 0);
+	tb_eventdef(&tb, 16, "udp_send", MAGNET_LAYER_TRANSPORT, MAGNET_PAYLOAD_NET);
+	tb_eventdef(&tb, 17, "ip_send", MAGNET_LAYER_NETWORK, MAGNET_PAYLOAD_NET);
+	tb_net(&tb, 16, 3000, 2, 0x0800, MAGNET_NET_F_TX);
+	tb_net(&tb, 17, 1428, 2, 0x0800, MAGNET_NET_F_TX);
+	tb_lost(&tb, 7);
+	tb_corr(&tb, 1600000000ull, 1500000000ull, 16, 17, 2500, 3000);
+	path = tb_write_tmp(&tb, tb.len);
+	snprintf(file, sizeof(file), "%s/t.pftrace", out);
+	r = run("convert", "--to", "perfetto", "-o", file, path);
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "3 events, 2 slices, 0 counter values on 4 tracks");
+	done(&r);
+	snprintf(cmd, sizeof(cmd), check, file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	{
+		FILE *m = open_memstream(&txt, &len);
+
+		while ((c = fgetc(p)) != EOF)
+			fputc(c, m);
+		fclose(m);
+	}
+	assert_int_equal(pclose(p), 0);
+	/* every event on its CPU's track, network ones on their socket's too */
+	assert_contains(txt, "cpu 3|3|udp_send=1\n");
+	assert_contains(txt, "cpu 3|3|ip_send=1\n");
+	assert_contains(txt, "cpu 3|3|LOST=1\n");
+	assert_contains(txt, "socket 73588229205|3|udp_send=1\n");
+	assert_contains(txt, "socket 73588229205|3|ip_send=1\n");
+	/* the chain and its step as nested slices */
+	assert_contains(txt, "correlator 1 lane 0|1|chain=1\n");
+	assert_contains(txt, "correlator 1 lane 0|1|udp_send -> ip_send=1\n");
+	assert_contains(txt, "correlator 1 lane 0|2|=2\n");
+	assert_contains(txt, "first 1500000000 [('bytes', 3000), ('pid', 4242), ('socket', 73588229205), ('tgid', 4240)]\n");
+	assert_contains(txt, "clocks [(1, 1700000000000000000), (3, 0), (6, 0)]\n");
+	free(txt);
+	r = run("convert", "--to", "perfetto", "-o", file, "/nonexistent.trace");
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	assert_contains(r.err, "/nonexistent.trace: No such file or directory");
+	done(&r);
+	unlink(path);
+	tb_free(&tb);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", out);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -968,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_dump_not_a_trace),
 		cmocka_unit_test(test_stdout_error),
 		cmocka_unit_test(test_plot),
+		cmocka_unit_test(test_perfetto),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

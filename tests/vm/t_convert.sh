@@ -18,6 +18,10 @@
 #    same times, with the same CPU, pid and socket as -j; LOST records as
 #    discarded events; magnetctl convert --to ctf, read back by
 #    babeltrace2's own source.ctf.fs: the same events again;
+#  - magnetctl convert --to perfetto, decoded with perfetto's own protos
+#    (the perfetto Python package): every record on its CPU's track, the
+#    sender's on its socket's track, its snd_cwnd as a counter, thread
+#    names from the sched records;
 #  - magnetctl plot layers / tcp / rate: images, and data that hold the
 #    sender's socket's records (lengths, congestion window) and a series
 #    per CPU that recorded.
@@ -83,6 +87,7 @@ sino=$(kv "$(out tcp)" ino)
 check "plot layers of the sender's socket" "$MAGNETCTL" plot layers --id "$sino" -o "$R/layers.png" "$R/conv.trace"
 check "plot tcp of the sender's socket" "$MAGNETCTL" plot tcp --id "$sino" --format svg -o "$R/tcp.svg" "$R/conv.trace"
 check "plot rate" "$MAGNETCTL" plot rate -o "$R/rate.png" "$R/conv.trace"
+check "convert --to perfetto" sh -c "'$MAGNETCTL' convert --to perfetto -o '$R/conv.pftrace' '$R/conv.trace' >'$R/pf.out'"
 
 python3 - "$R" "$(kv "$(out tcp)" pid)" "$(kv "$(out tcp)" ino)" "$(kv "$(out tcp)" retrans_bytes)" \
 	"$wall0" "$wall1" "$N" "$IP_A" "$IP_B" >"$R/check.tap" <<'PY'
@@ -197,6 +202,25 @@ rt = blocks(R + "/rate.png.dat")
 cpus = set("cpu%d" % j["cpu"] for j in recs if j["name"] not in ("SYSINFO", "EVENTDEF", "LOST"))
 ok(set(rt) == cpus and all(len(v) == 200 for v in rt.values()), "plot rate: 200 bins for each CPU that recorded: %s" % sorted(rt),
    (sorted(rt), sorted(cpus)))
+# perfetto: decoded with perfetto's own protos
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pp
+pt = pp.Trace()
+pt.ParseFromString(open(R + "/conv.pftrace", "rb").read())
+tds = [k.track_descriptor for k in pt.packet if k.HasField("track_descriptor")]
+tn = {d.uuid: d.name for d in tds}
+tev = [k for k in pt.packet if k.HasField("track_event")]
+inst = Counter(tn.get(k.track_event.track_uuid) for k in tev if k.track_event.type == pp.TrackEvent.TYPE_INSTANT)
+wcpu = Counter("cpu %d" % j["cpu"] for j in recs if j["name"] not in ("SYSINFO", "EVENTDEF"))
+ok(all(inst[k] == v for k, v in wcpu.items()), "perfetto: each CPU's track holds its records as instants: %s" % dict(wcpu),
+   [(k, inst[k], v) for k, v in wcpu.items() if inst[k] != v][:3])
+sock = "socket %d" % sino
+ws = sum(1 for j in recs if j["abstract_id"] == sino and any(x in j for x in ("net", "app", "tcp", "ip")))
+ok(ws and inst[sock] == ws, "perfetto: the sender's socket track holds its %d records" % ws, (inst[sock], ws))
+cw = [k.track_event.double_counter_value for k in tev if tn.get(k.track_event.track_uuid) == sock + " snd_cwnd"]
+ok(cw == [j["tcp"]["snd_cwnd"] for j in tcpr], "perfetto: the snd_cwnd counter follows the tcp_state records (%d)" % len(cw),
+   (len(cw), len(tcpr)))
+pn = set(d.process.process_name for d in tds if d.HasField("process")) | set(d.thread.thread_name for d in tds if d.HasField("thread"))
+ok("tcp_sender" in pn, "perfetto: a process or thread named tcp_sender (from sched records)", sorted(pn)[:10])
 print("# records %d, ip_hdr %d, packets %d, interfaces %d" % (len(recs), len(ip), len(pk), len(ifs)))
 print("\n".join(out))
 PY
