@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "magnetctl.h"
@@ -132,9 +133,12 @@ static void serve(struct exporter *ex, int cfd)
 	char req[REQ_MAX + 1], *body = NULL;
 	size_t got = 0, blen = 0;
 	struct magnet_ctl *h = NULL;
+	struct timespec t0, t1;
 	ssize_t r;
 	FILE *o;
 
+	/* 2 s for the whole request, however slowly it trickles in */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	while (got < REQ_MAX) {
 		r = recv(cfd, req + got, REQ_MAX - got, 0);
@@ -143,6 +147,9 @@ static void serve(struct exporter *ex, int cfd)
 		got += r;
 		req[got] = '\0';
 		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (t1.tv_sec - t0.tv_sec > 2)
 			break;
 	}
 	req[got] = '\0';
