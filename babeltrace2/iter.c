@@ -254,6 +254,12 @@ static int advance(struct mbt_iter *it)
 		return on_sysinfo(it, &r->u.sysinfo);
 	if (r->kind == MAGNET_REC_EVENTDEF)
 		return 0;
+	/* nr_cpu_ids is below this; a larger CPU is a corrupt record */
+	if (r->hdr.cpu >= MBT_MAX_CPUS) {
+		ERR(it, "%s: record of event %u on CPU %u: not a CPU (corrupt trace)",
+		    it->comp->first_input, r->hdr.event, r->hdr.cpu);
+		return -EINVAL;
+	}
 	/* the reader sorts by time; never let a message go back in time */
 	ts = magnet_rec_time(r);
 	if (ts < it->last_ts)

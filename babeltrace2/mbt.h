@@ -17,6 +17,7 @@
 #include <magnet/libmagnet.h>
 
 #define MBT_NR_EVENTS	(MAGNET_EVENT_MAX + 1)
+#define MBT_MAX_CPUS	65536	/* a stream per CPU below this */
 
 /* What the component holds between its initialization and its iterator. */
 struct mbt_comp {

@@ -251,6 +251,26 @@ static void test_errors(void **state)
 	assert_int_equal(count(out, " CORR: "), 0);
 	assert_non_null(strstr(out, "offset"));
 	free(out);
+	/* a record whose CPU no machine has: refused, not a huge allocation */
+	{
+		struct tbuf tb;
+		const char *bad;
+		size_t o;
+
+		tb_init(&tb, false);
+		tb_sysinfo(&tb, 0);
+		tb_eventdef(&tb, EV_UDP, "udp_send", MAGNET_LAYER_TRANSPORT,
+			    MAGNET_PAYLOAD_NET);
+		o = tb_net(&tb, EV_UDP, 1400, 2, 0x0800, MAGNET_NET_F_TX);
+		place(&tb, o, 0xffffffffu, 1000);
+		bad = tb_write_tmp(&tb, tb.len);
+		out = sh(&st, BT "'%s' 2>&1", plugdir, bad);
+		assert_int_not_equal(st, 0);
+		assert_non_null(strstr(out, "on CPU 4294967295: not a CPU"));
+		free(out);
+		unlink(bad);
+		tb_free(&tb);
+	}
 	/* magnetctl's own checks */
 	out = sh(&st, "'%s' convert --to ctf '%s' 2>&1", getenv("MAGNETCTL"), path);
 	assert_int_equal(WEXITSTATUS(st), MC_EXIT_USAGE);
