@@ -148,7 +148,7 @@ static void pb_msg(struct pb *b, unsigned int f, struct pb *sub)
 }
 
 struct track {
-	char name[96];
+	char name[192];
 	__u64 uuid;
 };
 
