@@ -348,7 +348,7 @@ static bool on_socket_track(const struct magnet_rec *r)
 
 static long long bytes_of(const struct magnet_rec *r)
 {
-	__u64 v;
+	__u64 v = 0;
 
 	if (r->kind == MAGNET_REC_NET)
 		return r->u.net.flags & MAGNET_NET_F_ERROR ? -1 : (long long)r->u.net.len;
@@ -381,7 +381,7 @@ static int instant(struct pconv *c, const struct magnet_rec *r, __u64 ts,
 static int on_event(struct pconv *c, const struct magnet_rec *r, __u64 ts)
 {
 	char name[128];
-	__u64 uuid, v;
+	__u64 uuid, v = 0;
 	int err;
 
 	snprintf(name, sizeof(name), "cpu %u", r->hdr.cpu);
