@@ -12,6 +12,7 @@
  * SIGTERM ends it.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -241,36 +242,47 @@ int do_export(int argc, char **argv)
 	struct exporter ex = { .corr_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint32_t max_keys = 100;
-	int i, lfd, code = MC_EXIT_OK;
+	int lfd, code = MC_EXIT_OK;
+
+	static const struct option opts[] = {
+		{ "listen",	 required_argument, NULL, 'l' },
+		{ "max-keys",	 required_argument, NULL, 'm' },
+		{ "corr-stream", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
 
 	if (argc >= 1 && !strcmp(argv[0], "help")) {
 		printf(EXPORT_USAGE);
 		return MC_EXIT_OK;
 	}
-	for (i = 0; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(argv[i], "--listen") || !strcmp(argv[i], "--max-keys") ||
-		    !strcmp(argv[i], "--corr-stream")) {
-			if (!v)
-				return mc_usage_error("export: %s needs a value", argv[i]);
-			i++;
-			if (argv[i - 1][2] == 'l') {
-				listen_spec = v;
-			} else if (argv[i - 1][2] == 'm') {
-				if (mc_parse_u32(v, &max_keys))
-					return mc_usage_error("export: --max-keys '%s': not a number",
-							      v);
-			} else {
-				if (!mc_name_ok(v))
-					return mc_usage_error("export: --corr-stream '%s': not a stream name",
-							      v);
-				ex.corr_stream = v;
-			}
-		} else {
-			return mc_usage_error("export: unknown argument '%s'", argv[i]);
+	/* getopt_long over "export ARGS...": options as --opt V or --opt=V */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc + 1, argv - 1, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			listen_spec = optarg;
+			break;
+		case 'm':
+			if (mc_parse_u32(optarg, &max_keys))
+				return mc_usage_error("export: --max-keys '%s': not a number",
+						      optarg);
+			break;
+		case 'c':
+			if (!mc_name_ok(optarg))
+				return mc_usage_error("export: --corr-stream '%s': not a stream name",
+						      optarg);
+			ex.corr_stream = optarg;
+			break;
+		case ':':
+			return mc_usage_error("export: %s needs a value", argv[optind - 2]);
+		default:
+			return mc_usage_error("export: unknown option '%s'", argv[optind - 2]);
 		}
 	}
+	if (optind < argc + 1)
+		return mc_usage_error("export: unexpected argument '%s'", argv[optind - 1]);
 	ex.opts.max_keys = max_keys;
 	if (ex.corr_stream) {
 		ex.hists = calloc(1, sizeof(*ex.hists));

@@ -19,6 +19,7 @@
  * kind.  Times are seconds from the trace's first event.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,13 +390,18 @@ static int run_gnuplot(const char *script)
 
 int do_plot(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "id",		required_argument, NULL, 'i' },
+		{ "format",	required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *out = NULL, *fmt = "png", *kind;
 	unsigned long long id = 0;
 	struct plot *pl;
 	char *dat = NULL, *gp = NULL;
 	FILE *f;
 	unsigned int i;
-	int a, code = MC_EXIT_FILE;
+	int a, c, code = MC_EXIT_FILE;
 
 	if (argc < 1 || !strcmp(argv[0], "help")) {
 		printf(PLOT_USAGE);
@@ -406,23 +412,31 @@ int do_plot(int argc, char **argv)
 	    strcmp(kind, "latency") && strcmp(kind, "rate"))
 		return mc_usage_error("plot: unknown figure '%s' (layers, tcp, latency, rate)",
 				      kind);
-	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
-		if (a + 1 >= argc)
-			return mc_usage_error("plot: %s needs a value", argv[a]);
-		if (!strcmp(argv[a], "-o")) {
-			out = argv[++a];
-		} else if (!strcmp(argv[a], "--format")) {
-			fmt = argv[++a];
+	/* getopt_long over "FIGURE ARGS...": options anywhere, --opt=V too */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'f':
+			fmt = optarg;
 			if (strcmp(fmt, "png") && strcmp(fmt, "svg"))
 				return mc_usage_error("plot: --format '%s': png or svg", fmt);
-		} else if (!strcmp(argv[a], "--id")) {
-			if (mc_parse_u64(argv[++a], &id) || !id)
+			break;
+		case 'i':
+			if (mc_parse_u64(optarg, &id) || !id)
 				return mc_usage_error("plot: --id '%s': not a socket ID",
-						      argv[a]);
-		} else {
-			return mc_usage_error("plot: unknown option '%s'", argv[a]);
+						      optarg);
+			break;
+		case ':':
+			return mc_usage_error("plot: %s needs a value", argv[optind - 1]);
+		default:
+			return mc_usage_error("plot: unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	a = optind;
 	if (id && (!strcmp(kind, "latency") || !strcmp(kind, "rate")))
 		return mc_usage_error("plot %s: --id is for layers and tcp", kind);
 	if (!out)

@@ -906,6 +906,13 @@ static void test_plot(void **state)
 	assert_contains(txt, "<svg");
 	free(txt);
 
+	/* options anywhere, --opt=value too (getopt_long) */
+	snprintf(img, sizeof(img), "%s/lat2.svg", out);
+	r = run("plot", "latency", path, "-o", img, "--format=svg");
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "lat2.svg: 1 series");
+	done(&r);
+
 	/* rate: 200 bins per CPU */
 	snprintf(img, sizeof(img), "%s/rate.png", out);
 	snprintf(dat, sizeof(dat), "%s.dat", img);
@@ -937,6 +944,31 @@ static void test_plot(void **state)
 	r = run("plot", "layers", path);
 	assert_int_equal(r.code, MC_EXIT_USAGE);
 	assert_contains(r.err, "missing -o OUT");
+	done(&r);
+	r = run("plot", "layers", path, "--size", "3");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "unknown option '--size'");
+	done(&r);
+	r = run("plot", "layers", path, "-o");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "-o needs a value");
+	done(&r);
+	/* export's arguments, checked before it listens */
+	r = run("export", "--max-keys=x");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "--max-keys 'x': not a number");
+	done(&r);
+	r = run("export", "--listen");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "--listen needs a value");
+	done(&r);
+	r = run("export", "now");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "unexpected argument 'now'");
+	done(&r);
+	r = run("export", "--listen=nonsense");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "'nonsense': expected ADDR:PORT");
 	done(&r);
 	unlink(path);
 	tb_free(&tb);
