@@ -124,6 +124,15 @@ run=$(LD_LIBRARY_PATH=$root/$libdir "$dest/prog" 2>&1)
 [ "$run" = "installed libmagnet works" ] && ok "it runs against the installed libmagnet.so.0" || bad "run: $run"
 lib=$(LD_LIBRARY_PATH=$root/$libdir ldd "$dest/prog" | awk '/libmagnet/ { print $3 }')
 [ "$lib" = "$root/$libdir/libmagnet.so.0" ] && ok "ldd resolves libmagnet.so.0 in DESTDIR" || bad "ldd: $lib"
+# the exporter's unit runs the installed magnetctl
+unit=$root/lib/systemd/system/magnet-export.service
+if [ ! -e "$unit" ]; then
+	bad "not installed: $prefix/lib/systemd/system/magnet-export.service"
+elif grep -qx "ExecStart=$prefix/sbin/magnetctl export --listen 127.0.0.1:9743" "$unit"; then
+	ok "magnet-export.service runs $prefix/sbin/magnetctl export"
+else
+	bad "magnet-export.service: $(grep ExecStart "$unit")"
+fi
 # the babeltrace2 plugin, where babeltrace2 looks under this prefix, loads
 # with the installed library (built when libbabeltrace2-dev is there)
 if pkg-config --exists babeltrace2 2>/dev/null || [ -e "$build/babeltrace2/plugins" ]; then
