@@ -53,38 +53,32 @@ rp uring "io_uring read completes by the rule"
 rp badinput "bad input: ENOTTY, EINVAL for watermark, timeout, minimum count"
 rp kicks "deferred wake-ups with and without a watermark (measured)"
 
-# a process killed with reads in flight
-bg hang "$RP" aio-hang "$F"
-if wait_line "$(out hang)" '^submitted=16' 10; then
-	kill -9 "${BG_PID[hang]}"
-	bg_wait hang 20
-	rc=$?
-	[ $rc -eq 137 ] && ok "process with 16 reads in flight killed" ||
-		not_ok "process with 16 reads in flight killed" "status $rc"
-else
-	not_ok "process with 16 reads in flight killed" "$(cat "$(out hang)")"
-fi
-readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["readers"])')
-check_eq "its file is closed" 0 "$readers"
-rp watermark "the stream reads on after that"
+# kill_in_flight MODE READY DESC: readpath MODE submits reads nobody
+# completes; once it prints READY it is killed: it must die (status 137,
+# no wait for the reads) and its stream file must close
+kill_in_flight() {
+	local mode=$1 ready=$2 desc=$3 rc readers
+	bg kif "$RP" "$mode" "$F"
+	if wait_line "$(out kif)" "$ready" 10; then
+		kill -9 "${BG_PID[kif]}"
+		bg_wait kif 20
+		rc=$?
+		[ $rc -eq 137 ] && ok "$desc" || not_ok "$desc" "status $rc"
+	else
+		not_ok "$desc" "$(cat "$(out kif)")"
+	fi
+	readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["readers"])')
+	check_eq "$mode: its file is closed" 0 "$readers"
+}
 
+kill_in_flight aio-hang '^submitted=16' "process with 16 libaio reads in flight killed"
+rp watermark "the stream reads on after that"
 # the same with io_uring, also with IOSQE_ASYNC (its worker threads issue
 # the reads without a non-blocking attempt): io_uring has no cancel
 # callback for a queued read; the exiting task must not wait for reads
 # nobody completes
 for mode in uring-hang uring-hang-async; do
-	bg uhang "$RP" $mode "$F"
-	if wait_line "$(out uhang)" '^submitted=' 10; then
-		kill -9 "${BG_PID[uhang]}"
-		bg_wait uhang 20
-		rc=$?
-		[ $rc -eq 137 ] && ok "$mode: process with io_uring reads in flight killed" ||
-			not_ok "$mode: process with io_uring reads in flight killed" "status $rc"
-	else
-		not_ok "$mode: process with io_uring reads in flight killed" "$(cat "$(out uhang)")"
-	fi
-	readers=$(magnetctl -j stream show rp | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["readers"])')
-	check_eq "$mode: its file is closed" 0 "$readers"
+	kill_in_flight "$mode" '^submitted=' "$mode: process with io_uring reads in flight killed"
 done
 rp watermark "the stream reads on after the io_uring process"
 
