@@ -212,6 +212,7 @@ static int on_sysinfo(struct mbt_iter *it, const struct magnet_sysinfo *si)
 		return -EINVAL;
 	}
 	if (mbt_meta_init(&it->meta, self, si, &why)) {
+		mbt_meta_fini(&it->meta);	/* what was made before the failure */
 		ERR(it, "%s", why);
 		return -ENOMEM;
 	}
