@@ -40,6 +40,9 @@ result "check_trace.py self-test" $?
 
 kernels=$(./scripts/kernels.sh)
 [ -n "$kernels" ] || { echo "no kernel with headers installed"; exit 1; }
+# the kernel's YNL CLI for tests/vm/t_ynl.sh (from linux-source-6.12)
+./scripts/ynl-tools.sh >build/ynl-tools.log 2>&1
+result "YNL tools from linux-source-6.12" $?
 # PREEMPT_RT kernels that are not booted (MAGNET_RT_KERNELS): their modules
 # must still build without warnings
 for k in $(MAGNET_RT_KERNELS=all ./scripts/kernels.sh); do

@@ -124,6 +124,9 @@ run=$(LD_LIBRARY_PATH=$root/$libdir "$dest/prog" 2>&1)
 [ "$run" = "installed libmagnet works" ] && ok "it runs against the installed libmagnet.so.0" || bad "run: $run"
 lib=$(LD_LIBRARY_PATH=$root/$libdir ldd "$dest/prog" | awk '/libmagnet/ { print $3 }')
 [ "$lib" = "$root/$libdir/libmagnet.so.0" ] && ok "ldd resolves libmagnet.so.0 in DESTDIR" || bad "ldd: $lib"
+# the netlink spec for the kernel's YNL tools
+[ -e "$root/share/ynl/specs/magnet.yaml" ] && ok "docs/magnet.yaml installed to $prefix/share/ynl/specs" ||
+	bad "not installed: $prefix/share/ynl/specs/magnet.yaml"
 # the exporter's unit runs the installed magnetctl
 unit=$root/lib/systemd/system/magnet-export.service
 if [ ! -e "$unit" ]; then
