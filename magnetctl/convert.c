@@ -16,6 +16,7 @@
  * The FILEs are merged in time order as magnetctl dump does.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,33 +357,37 @@ static int convert_pcapng(const char *out, int argc, char **argv)
 
 int do_convert(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "to",		required_argument, NULL, 't' },
+		{ "output",	required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *to = NULL, *out = NULL;
-	int i;
+	/* getopt_long over "convert ARGS...": options anywhere, --opt=V too */
+	char **gv = argv - 1;
+	int c, i;
 
 	if (argc >= 1 && !strcmp(argv[0], "help")) {
 		printf(CONVERT_USAGE);
 		return MC_EXIT_OK;
 	}
-	for (i = 0; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc + 1, gv, ":o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			to = optarg;
 			break;
-		}
-		if (!strcmp(argv[i], "--to") || !strcmp(argv[i], "-o")) {
-			if (i + 1 >= argc)
-				return mc_usage_error("convert: %s needs a value",
-						      argv[i]);
-			if (argv[i][1] == 'o')
-				out = argv[++i];
-			else
-				to = argv[++i];
-		} else if (!strncmp(argv[i], "--to=", 5)) {
-			to = argv[i] + 5;
-		} else {
-			return mc_usage_error("convert: unknown option '%s'",
-					      argv[i]);
+		case 'o':
+			out = optarg;
+			break;
+		case ':':
+			return mc_usage_error("convert: %s needs a value", gv[optind - 1]);
+		default:
+			return mc_usage_error("convert: unknown option '%s'", gv[optind - 1]);
 		}
 	}
+	i = optind - 1;
 	argc -= i;
 	argv += i;
 	if (!to)

@@ -12,6 +12,7 @@
  *   -j:   one JSON object per record (JSON lines) with decoded payloads
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -840,46 +841,38 @@ static int dump_sorted(struct dump_state *ds, int argc, char **argv)
 	"Usage: magnetctl dump [--file-order] [--time raw|wall|rel|delta]\n" \
 	"                      [--format text|csv] [--no-header] FILE...\n"
 
-/* "--opt VALUE" or "--opt=VALUE"; NULL if argv[*i] is not --opt. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt,
-			     bool *missing)
-{
-	size_t n = strlen(opt);
-
-	if (strncmp(argv[*i], opt, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = true;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 int do_dump(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "file-order",	no_argument,	   NULL, 'F' },
+		{ "no-header",	no_argument,	   NULL, 'H' },
+		{ "time",	required_argument, NULL, 't' },
+		{ "format",	required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct dump_state ds = { .header = true };
-	bool file_order = false, missing = false;
+	bool file_order = false;
+	/* getopt_long over "dump ARGS...": options anywhere, --opt=V too */
+	char **gv = argv - 1;
 	const char *v;
-	int i, ret;
+	int c, i, ret;
 
 	if (argc >= 1 && !strcmp(argv[0], "help")) {
 		printf(DUMP_USAGE);
 		return MC_EXIT_OK;
 	}
-	for (i = 0; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(argv[i], "--file-order")) {
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc + 1, gv, ":", opts, NULL)) != -1) {
+		v = optarg;
+		switch (c) {
+		case 'F':
 			file_order = true;
-		} else if (!strcmp(argv[i], "--no-header")) {
+			break;
+		case 'H':
 			ds.header = false;
-		} else if ((v = opt_value(argc, argv, &i, "--time", &missing))) {
+			break;
+		case 't':
 			if (!strcmp(v, "raw"))
 				ds.time = TIME_RAW;
 			else if (!strcmp(v, "wall"))
@@ -891,7 +884,8 @@ int do_dump(int argc, char **argv)
 			else
 				return mc_usage_error("dump: --time takes raw, wall, rel or delta, not '%s'",
 						      v);
-		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
+			break;
+		case 'f':
 			if (!strcmp(v, "text"))
 				ds.format = FMT_TEXT;
 			else if (!strcmp(v, "csv"))
@@ -899,12 +893,14 @@ int do_dump(int argc, char **argv)
 			else
 				return mc_usage_error("dump: --format takes text or csv, not '%s'",
 						      v);
-		} else if (missing) {
-			return mc_usage_error("dump: %s needs a value", argv[i]);
-		} else {
-			return mc_usage_error("dump: unknown option '%s'", argv[i]);
+			break;
+		case ':':
+			return mc_usage_error("dump: %s needs a value", gv[optind - 1]);
+		default:
+			return mc_usage_error("dump: unknown option '%s'", gv[optind - 1]);
 		}
 	}
+	i = optind - 1;
 	argc -= i;
 	argv += i;
 	if (argc < 1)

@@ -196,7 +196,7 @@ static int corr_open(struct exporter *ex, bool quiet)
 		if (!quiet)
 			mc_error("export: --corr-stream %s: %s", ex->corr_stream,
 				 strerror(-ret));
-		return MC_EXIT_NOTLOADED;
+		return mc_errno_exit(ret);
 	}
 	ret = magnet_stream_open(si.path, true);
 	if (ret < 0) {

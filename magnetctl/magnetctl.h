@@ -7,13 +7,15 @@
 #include <stdint.h>
 #include <magnet/libmagnet.h>
 
-/* Exit codes, documented in magnetctl(8). */
+/* Exit codes, one per kind of failure, documented in magnetctl(8). */
 enum {
 	MC_EXIT_OK		= 0,
 	MC_EXIT_USAGE		= 1,	/* usage error, bad argument */
 	MC_EXIT_KERNEL		= 2,	/* the kernel refused the request */
 	MC_EXIT_FILE		= 3,	/* file or trace error */
-	MC_EXIT_NOTLOADED	= 4,	/* MAGNET not loaded, stream missing */
+	MC_EXIT_NOTLOADED	= 4,	/* MAGNET is not loaded */
+	MC_EXIT_NOENT		= 5,	/* no such stream, probe, filter, ... */
+	MC_EXIT_PERM		= 6,	/* not permitted (the message says what grants it) */
 };
 
 struct mc_options {
@@ -31,8 +33,13 @@ void mc_error(const char *fmt, ...);
 /* Print "magnetctl: <fmt>" and return MC_EXIT_USAGE. */
 __attribute__((format(printf, 1, 2)))
 int mc_usage_error(const char *fmt, ...);
-/* Report a failed control request "<what>: <extack|strerror>". */
+/*
+ * Report a failed control request "<what>: <extack|strerror>" (and, for a
+ * bare EPERM, that CAP_NET_ADMIN grants it); returns mc_errno_exit(err).
+ */
 int mc_ctl_error(struct magnet_ctl *h, int err, const char *what);
+/* The exit code of a request that failed with -@err: NOENT, PERM or KERNEL. */
+int mc_errno_exit(int err);
 /* Open the control handle; 0 or an exit code (message printed). */
 int mc_ctl_open(struct magnet_ctl **h);
 

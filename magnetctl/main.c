@@ -53,17 +53,35 @@ int mc_usage_error(const char *fmt, ...)
 	return MC_EXIT_USAGE;
 }
 
+int mc_errno_exit(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return MC_EXIT_NOENT;
+	case -EPERM:
+	case -EACCES:
+		return MC_EXIT_PERM;
+	default:
+		return MC_EXIT_KERNEL;
+	}
+}
+
 int mc_ctl_error(struct magnet_ctl *h, int err, const char *what)
 {
 	const char *msg = h ? magnet_ctl_errmsg(h) : "";
 
+	/*
+	 * An EPERM with the kernel's reason (lockdown, another user's
+	 * object) says it; a bare one is generic netlink's: the operation
+	 * is an administrator's.
+	 */
 	if (!msg[0])
 		msg = strerror(-err);
-	if (err == -EPERM)
-		mc_error("%s: %s, need CAP_NET_ADMIN (run as root)", what, msg);
+	if (err == -EPERM && !(h && magnet_ctl_has_extack(h)))
+		mc_error("%s: %s: needs CAP_NET_ADMIN (run as root)", what, msg);
 	else
 		mc_error("%s: %s", what, msg);
-	return MC_EXIT_KERNEL;
+	return mc_errno_exit(err);
 }
 
 int mc_ctl_open(struct magnet_ctl **h)
@@ -189,6 +207,36 @@ static int parse_options(int argc, char **argv)
 	return -1;
 }
 
+/*
+ * -j/--json and -p/--pretty anywhere on the line, as after the object
+ * ("magnetctl stream list -j"): taken out of @argv before the command
+ * parses it; "--" ends the search (a file named -j: "dump -- -j").
+ * Returns the new argc.
+ */
+static int take_global_options(int argc, char **argv)
+{
+	int i, n = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+			mc_opts.json = true;
+		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty")) {
+			mc_opts.json = true;
+			mc_opts.pretty = true;
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	for (i = n; i < argc; i++)
+		argv[i] = NULL;
+	return n;
+}
+
 static int run_object(int argc, char **argv)
 {
 	const struct mc_cmd *o;
@@ -225,11 +273,13 @@ int magnetctl_main(int argc, char **argv)
 	clearerr(stdout);
 	ret = parse_options(argc, argv);
 	if (ret < 0) {
+		int n = take_global_options(argc - optind, argv + optind);
+
 		if (out_init(stdout, mc_opts.json, mc_opts.pretty)) {
 			fprintf(stderr, "magnetctl: out of memory\n");
 			return MC_EXIT_FILE;
 		}
-		ret = run_object(argc - optind, argv + optind);
+		ret = run_object(n, argv + optind);
 		out_fini();
 	}
 	return check_stdout(ret);

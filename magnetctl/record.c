@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -124,9 +125,7 @@ static int resolve_stream(const char *stream, char *path, size_t len,
 	ret = magnet_stream_get(h, stream, &s);
 	if (ret) {
 		snprintf(what, sizeof(what), "record %s", stream);
-		/* No such stream: its file is missing too. */
-		ret = ret == -ENOENT ? (mc_ctl_error(h, ret, what), MC_EXIT_NOTLOADED) :
-				       mc_ctl_error(h, ret, what);
+		ret = mc_ctl_error(h, ret, what);
 	} else if (magnetfs_path(stream, path, len)) {
 		ret = 0;
 	} else if (!s.path[0]) {
@@ -315,52 +314,66 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 			     const char **out, double *duration,
 			     struct recorder *r)
 {
-	int i;
+	static const struct option opts[] = {
+		{ "output",	  required_argument, NULL, 'o' },
+		{ "duration",	  required_argument, NULL, 'd' },
+		{ "watermark",	  required_argument, NULL, 'W' },
+		{ "timeout",	  required_argument, NULL, 'T' },
+		{ "switch-timer", required_argument, NULL, 'S' },
+		{ "min-events",	  required_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* getopt_long over "record ARGS...": options anywhere, --opt=V too */
+	char **gv = argv - 1;
+	int c;
 
 	*stream = *out = NULL;
 	*duration = 0;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i >= argc)
-				return mc_usage_error("record: '%s' needs a FILE", a);
-			*out = argv[i];
-		} else if (!strcmp(a, "--duration") || !strcmp(a, "-d")) {
-			if (++i >= argc)
-				return mc_usage_error("record: '%s' needs SECONDS", a);
-			if (mc_parse_seconds(argv[i], duration))
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc + 1, gv, ":o:d:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			*out = optarg;
+			break;
+		case 'd':
+			if (mc_parse_seconds(optarg, duration))
 				return mc_usage_error("record: bad duration '%s' (seconds > 0)",
-						      argv[i]);
-		} else if (!strcmp(a, "--watermark")) {
-			if (++i >= argc)
-				return mc_usage_error("record: '%s' needs BYTES", a);
+						      optarg);
+			break;
+		case 'W':
 			/* 0: a read completes at the first record */
-			if (strcmp(argv[i], "0") &&
-			    mc_parse_size(argv[i], &r->watermark))
+			if (strcmp(optarg, "0") &&
+			    mc_parse_size(optarg, &r->watermark))
 				return mc_usage_error("record: bad watermark '%s' (BYTES, K/M/G suffixes, or 0)",
-						      argv[i]);
+						      optarg);
 			r->rule_given = true;
-		} else if (!strcmp(a, "--timeout")) {
-			if (++i >= argc || mc_parse_u32(argv[i], &r->timeout_ms))
-				return mc_usage_error("record: '%s' needs MS", a);
+			break;
+		case 'T':
+			if (mc_parse_u32(optarg, &r->timeout_ms))
+				return mc_usage_error("record: bad timeout '%s' (MS)", optarg);
 			r->rule_given = true;
-		} else if (!strcmp(a, "--switch-timer")) {
-			if (++i >= argc || mc_parse_u32(argv[i], &r->switch_ms) ||
-			    !r->switch_ms)
-				return mc_usage_error("record: '%s' needs MS > 0", a);
-		} else if (!strcmp(a, "--min-events")) {
-			if (++i >= argc || mc_parse_u32(argv[i], &r->min_events))
-				return mc_usage_error("record: '%s' needs N", a);
+			break;
+		case 'S':
+			if (mc_parse_u32(optarg, &r->switch_ms) || !r->switch_ms)
+				return mc_usage_error("record: bad switch timer '%s' (MS > 0)",
+						      optarg);
+			break;
+		case 'M':
+			if (mc_parse_u32(optarg, &r->min_events))
+				return mc_usage_error("record: bad min-events '%s' (N)", optarg);
 			r->rule_given = true;
-		} else if (a[0] == '-' && a[1]) {
-			return mc_usage_error("record: unknown option '%s'", a);
-		} else if (!*stream) {
-			*stream = a;
-		} else {
-			return mc_usage_error("record: unexpected argument '%s'", a);
+			break;
+		case ':':
+			return mc_usage_error("record: '%s' needs a value", gv[optind - 1]);
+		default:
+			return mc_usage_error("record: unknown option '%s'", gv[optind - 1]);
 		}
 	}
+	if (optind < argc + 1)
+		*stream = gv[optind++];
+	if (optind < argc + 1)
+		return mc_usage_error("record: unexpected argument '%s'", gv[optind]);
 	if (!*stream)
 		return mc_usage_error("record: missing STREAM");
 	if (r->switch_ms && r->timeout_ms)
@@ -391,6 +404,23 @@ static const char *lockdown_mode(char *buf, size_t len)
 	return strcmp(a + 1, "none") ? a + 1 : NULL;
 }
 
+/*
+ * What would let this user read the stream file @path: in a magnetfs
+ * mount, the mount's owner and mode options; in debugfs, root alone.
+ */
+static const char *stream_perm_hint(const char *path)
+{
+	struct statfs sfs;
+
+	if (!statfs(path, &sfs) && sfs.f_type == MAGNETFS_MAGIC)
+		return "stream files are the magnetfs mount's owner's (default root, mode 0400): "
+		       "remount with uid=, gid= or mode= to share them (mount -o remount,gid=GROUP,mode=0440 "
+		       MAGNETFS_DEFAULT_DIR "), or run as root";
+	return "debugfs stream files are root's: run as root, or read the stream through magnetfs "
+	       "mounted with uid=, gid= or mode= (mount -t magnetfs -o gid=GROUP,mode=0440 none "
+	       MAGNETFS_DEFAULT_DIR ")";
+}
+
 static int record_open(struct recorder *r, const char *path)
 {
 	struct magnet_stream_stats st;
@@ -405,11 +435,16 @@ static int record_open(struct recorder *r, const char *path)
 	    (mode = lockdown_mode(buf, sizeof(buf)))) {
 		mc_error("record: open stream %s: %s: the kernel is locked down (%s), which refuses debugfs stream files; read the stream through magnetfs (mount -t magnetfs none %s)",
 			 path, strerror(-r->in), mode, MAGNETFS_DEFAULT_DIR);
-		return MC_EXIT_FILE;
+		return MC_EXIT_PERM;
+	}
+	if (r->in == -EACCES || r->in == -EPERM) {
+		mc_error("record: open stream %s: %s: %s", path, strerror(-r->in),
+			 stream_perm_hint(path));
+		return MC_EXIT_PERM;
 	}
 	if (r->in < 0) {
 		mc_error("record: open stream %s: %s", path, strerror(-r->in));
-		return r->in == -ENOENT ? MC_EXIT_NOTLOADED : MC_EXIT_FILE;
+		return r->in == -ENOENT ? MC_EXIT_NOENT : MC_EXIT_FILE;
 	}
 	r->out = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (r->out < 0) {

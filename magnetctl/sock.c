@@ -44,7 +44,7 @@ static int sock_show(int argc, char **argv)
 		mc_error("sock show %llu: %s%s", id, strerror(-err),
 			 err == -ENOENT ? " (no process watches it, or MAGNET is not loaded)" :
 			 err == -EPERM ? " (root only)" : "");
-		return err == -ENOENT ? MC_EXIT_NOTLOADED : MC_EXIT_KERNEL;
+		return mc_errno_exit(err);
 	}
 	out_open_object(NULL);
 	out_uint("id", "socket %llu", st.abstract_id);

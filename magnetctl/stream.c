@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* magnetctl stream { create | delete | list | show | flush | snapshot | ... } */
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -150,19 +151,41 @@ static int stream_resume(int argc, char **argv)
 			       magnet_stream_resume);
 }
 
-/* "snapshot NAME -o FILE": freeze, write a trace file, resume. */
+/*
+ * "snapshot NAME -o FILE" (-o anywhere, --output[=]FILE, or the keyword
+ * form "output FILE"): freeze, write a trace file, resume.
+ */
 static int stream_snapshot(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *out = NULL;
+	char **gv = argv - 1;
 	struct magnet_ctl *h;
 	__u64 bytes = 0;
-	int i, fd, ret;
+	int c, i, fd, ret;
 
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc + 1, gv, ":o:", opts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == ':')
+			return mc_usage_error("stream snapshot: '%s' needs a FILE",
+					      gv[optind - 1]);
+		else
+			return mc_usage_error("stream snapshot: unknown option '%s'",
+					      gv[optind - 1]);
+	}
+	argc = argc + 1 - optind;
+	argv = gv + optind;
 	ret = mc_check_name("stream", "stream", "snapshot", argc, argv, 0);
 	if (ret)
 		return ret;
 	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-o") && strcmp(argv[i], "output"))
+		if (strcmp(argv[i], "output"))
 			return mc_usage_error("stream snapshot: unexpected argument '%s'",
 					      argv[i]);
 		if (i + 1 >= argc)

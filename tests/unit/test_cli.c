@@ -353,7 +353,7 @@ static void test_record_missing_stream_file(void **state)
 			      "/tmp/magnet-test-never-written");
 
 	(void)state;
-	assert_int_equal(r.code, MC_EXIT_NOTLOADED);
+	assert_int_equal(r.code, MC_EXIT_NOENT);
 	assert_contains(r.err, "/nonexistent/magnet/s0");
 	assert_int_equal(access("/tmp/magnet-test-never-written", F_OK), -1);
 	done(&r);
@@ -381,6 +381,102 @@ static void build_trace(struct tbuf *tb)
 	tb_net(tb, 16, 1448, 2, 6, MAGNET_NET_F_TX);
 	tb_lost(tb, 5);
 	tb_rec(tb, 40, 0, 3000000000ull, raw, sizeof(raw));
+}
+
+/*
+ * Every command's options through getopt_long: --opt=VALUE and --opt VALUE,
+ * options after the positional arguments, -j anywhere on the line; bad
+ * ones named in the message.
+ */
+static void test_long_options(void **state)
+{
+	struct tbuf tb;
+	const char *path;
+	struct result r;
+
+	(void)state;
+	build_trace(&tb);
+	path = tb_write_tmp(&tb, tb.len);
+	/* options after FILE, --opt=V: the same output as before it */
+	r = run("dump", path, "--no-header", "--format=csv", "--time", "wall");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "\n2023-11-14T22:13:21.500000000Z,3,4242,4240,,tcp_send,");
+	assert_true(strncmp(r.out, "time,", 5) != 0);	/* --no-header */
+	done(&r);
+	/* -j after the object and after FILE */
+	r = run("dump", path, "-j");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "\"name\":\"tcp_send\"");
+	done(&r);
+	r = run("dump", "--bogus", path);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "dump: unknown option '--bogus'");
+	done(&r);
+	r = run("dump", path, "--time");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "dump: --time needs a value");
+	done(&r);
+	/* "--" ends the options: a FILE named -j is a file, not an option */
+	r = run("dump", "--", "-j");
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	assert_contains(r.err, "-j");
+	done(&r);
+	unlink(path);
+	tb_free(&tb);
+
+	/* record: parsed before the kernel is asked */
+	r = run("record", "s0", "-o", "/tmp/x", "--duration=soon");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "record: bad duration 'soon'");
+	done(&r);
+	r = run("record", "--watermark=12Q", "s0", "-o", "/tmp/x");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "record: bad watermark '12Q'");
+	done(&r);
+	r = run("record", "s0", "-o");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "record: '-o' needs a value");
+	done(&r);
+	r = run("record", "s0", "--output=/tmp/x", "--frobnicate", "1");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "record: unknown option '--frobnicate'");
+	done(&r);
+	r = run("record", "s0", "s1", "-o", "/tmp/x");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "record: unexpected argument 's1'");
+	done(&r);
+	r = run("record", "--switch-timer=10", "--timeout=5", "s0", "-o", "/tmp/x");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "give one of --switch-timer and --timeout");
+	done(&r);
+	/* a stream path given as --output=FILE -j STREAM: reaches the open */
+	r = run("record", "--output=/tmp/magnet-test-never-written", "-j",
+		"/nonexistent/magnet/s0");
+	assert_int_equal(r.code, MC_EXIT_NOENT);
+	assert_contains(r.out, "{\"error\":\"record: open stream /nonexistent/magnet/s0");
+	done(&r);
+
+	/* convert and stream snapshot */
+	r = run("convert", "in.trace", "--to=svg");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "convert: unknown format 'svg'");
+	done(&r);
+	r = run("convert", "--to", "pcapng", "--output");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "convert: --output needs a value");
+	done(&r);
+	r = run("stream", "snapshot", "-o");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "stream snapshot: '-o' needs a FILE");
+	done(&r);
+	r = run("stream", "snapshot", "--output=/tmp/x");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "stream snapshot: missing NAME");
+	done(&r);
+	r = run("stream", "snapshot", "--force", "s0");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "stream snapshot: unknown option '--force'");
+	done(&r);
 }
 
 static void test_dump_text(void **state)
@@ -1067,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_synth_arguments),
 		cmocka_unit_test(test_not_loaded),
 		cmocka_unit_test(test_record_missing_stream_file),
+		cmocka_unit_test(test_long_options),
 		cmocka_unit_test(test_dump_text),
 		cmocka_unit_test(test_dump_comm),
 		cmocka_unit_test(test_convert_pcapng),

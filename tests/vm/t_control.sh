@@ -72,16 +72,16 @@ expect_fail "bad stream name" 2 "bad stream name" magnetctl stream create 'a/b'
 expect_fail "reserved stream name" 2 "bad stream name" magnetctl stream create status
 expect_fail "size that is not a number" 1 "abc" magnetctl stream create s2 subbuf-size abc
 check_eq "failed creates leave nothing behind" "s1" "$(streams)"
-expect_fail "unknown probe" 2 "no probe named 'nosuch'" magnetctl probe enable nosuch stream s1
-expect_fail "unknown probe ID" 2 "no probe with ID 999" magnetctl probe enable 999 stream s1
-expect_fail "unknown stream" 2 "no stream named 'nosuch'" magnetctl probe enable tcp_send stream nosuch
+expect_fail "unknown probe (exit 5: no such object)" 5 "no probe named 'nosuch'" magnetctl probe enable nosuch stream s1
+expect_fail "unknown probe ID" 5 "no probe with ID 999" magnetctl probe enable 999 stream s1
+expect_fail "unknown stream" 5 "no stream named 'nosuch'" magnetctl probe enable tcp_send stream nosuch
 en=$(magnetctl -j probe list | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 d = d["probes"] if isinstance(d, dict) else d
 print(sum(1 for p in d if p["enabled"]))')
 check_eq "failed enables leave every probe disabled" 0 "$en"
-expect_fail "delete unknown stream" 2 "no stream named" magnetctl stream delete nosuch
+expect_fail "delete unknown stream" 5 "no stream named" magnetctl stream delete nosuch
 expect_fail "unknown object" 1 "frobnicate" magnetctl frobnicate list
 
 check "enable tcp_send into s1" magnetctl probe enable tcp_send stream s1
@@ -90,7 +90,7 @@ check "stream create s2" magnetctl stream create s2
 expect_fail "a probe feeds one stream at a time" 2 "enabled into stream 's1'" magnetctl probe enable tcp_send stream s2
 out=$(magnetctl -j probe enable udp_send nosuch stream s1 2>&1)
 rc=$?
-check_eq "enable stops at the first refused probe (exit 2)" 2 "$rc"
+check_eq "enable stops at the first refused probe (exit 5: no such probe)" 5 "$rc"
 check_eq "-j: one JSON error naming the probe and what was enabled before it" \
 	"{\"error\":\"probe enable nosuch (stopped there, after 1 probe(s) enabled): no probe named 'nosuch'\"}" "$out"
 check "disable udp_send" magnetctl probe disable udp_send
@@ -98,8 +98,10 @@ check "disable udp_send" magnetctl probe disable udp_send
 # a non-root caller: reads allowed, changes refused, stream files closed
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 check "non-root may read status" nobody "$MAGNETCTL" status
-expect_fail "non-root cannot create streams" 2 "CAP_NET_ADMIN|not permitted" nobody "$MAGNETCTL" stream create s3
+expect_fail "non-root cannot create streams (exit 6), told CAP_NET_ADMIN grants it" 6 "Operation not permitted: needs CAP_NET_ADMIN" nobody "$MAGNETCTL" stream create s3
 if nobody cat "$path" >/dev/null 2>&1; then not_ok "non-root cannot read a stream"; else ok "non-root cannot read a stream"; fi
+expect_fail "non-root record: exit 6, naming the mount options that grant it" 6 \
+	"Permission denied: .*uid=, gid= or mode=" nobody "$MAGNETCTL" record s1 -o /tmp/magnet-nobody.trace --duration 1
 
 # what a caller without CAP_NET_ADMIN may read (docs/THREATS.md): not
 # filters, not synthesizers, not the symbols of run-time kprobes, not the
@@ -113,7 +115,7 @@ check "probe add kw kprobe vfs_write" magnetctl probe add kw kprobe vfs_write
 check_eq "root: FILTER_GET" "errno=0 msg=" "$("${GR[@]}" FILTER_GET FILTER=nest:NAME=str:fp)"
 check_eq "non-root: FILTER_GET refused (EPERM) with the reason" "errno=1 msg=$EPF" \
 	"$(nobody "${GR[@]}" FILTER_GET FILTER=nest:NAME=str:fp)"
-expect_fail "non-root: filter list (dump) refused with the reason" 2 "reading them needs CAP_NET_ADMIN" \
+expect_fail "non-root: filter list (dump) refused with the reason (exit 6)" 6 "reading them needs CAP_NET_ADMIN" \
 	nobody "$MAGNETCTL" filter list
 check_eq "root: SYNTH_GET values" "errno=2 msg=synthesizer 'sp' has seen no event of that key" \
 	"$("${GR[@]}" SYNTH_GET SYNTH=nest:NAME=str:sp,VALUES=flag:,KEY_PID=u32:4194305)"
@@ -121,9 +123,9 @@ check_eq "non-root: SYNTH_GET values refused (EPERM) with the reason" "errno=1 m
 	"$(nobody "${GR[@]}" SYNTH_GET SYNTH=nest:NAME=str:sp,VALUES=flag:,KEY_PID=u32:4194305)"
 check_eq "non-root: SYNTH_GET of the definition refused too" "errno=1 msg=$EPS" \
 	"$(nobody "${GR[@]}" SYNTH_GET SYNTH=nest:NAME=str:sp)"
-expect_fail "non-root: synth list (dump) refused" 2 "reading them needs CAP_NET_ADMIN" \
+expect_fail "non-root: synth list (dump) refused" 6 "reading them needs CAP_NET_ADMIN" \
 	nobody "$MAGNETCTL" synth list
-expect_fail "non-root: synth values (dump) refused" 2 "reading them needs CAP_NET_ADMIN" \
+expect_fail "non-root: synth values (dump) refused" 6 "reading them needs CAP_NET_ADMIN" \
 	nobody "$MAGNETCTL" synth show sp values
 # hook of kw and of tcp_send, as seen by "$@" ("-": none)
 hooks() {

@@ -248,18 +248,21 @@ PY
 diag "phase 4 done at ${SECONDS}s"
 
 # ---- 5. bad input ----------------------------------------------------------------
+# bad DESC MESSAGE ARGS...: refused by the kernel, exit 2 (5 for a name
+# that does not exist: BAD_EXIT=5 bad ...)
 bad() {
-	local desc=$1 want=$2 msg
+	local desc=$1 want=$2 msg rc
 	shift 2
 	msg=$(magnetctl "$@" 2>&1)
-	if [ $? -eq 2 ] && grep -q -- "$want" <<<"$msg"; then
+	rc=$?
+	if [ $rc -eq "${BAD_EXIT:-2}" ] && grep -q -- "$want" <<<"$msg"; then
 		ok "refused: $desc"
 	else
-		not_ok "refused: $desc" "$msg"
+		not_ok "refused: $desc (exit ${BAD_EXIT:-2})" "exit $rc: $msg"
 	fi
 }
 magnetctl filter add ok1 event selftest stream st
-bad "unknown stream" "no stream named 'nope'" filter add x1 stream nope
+BAD_EXIT=5 bad "unknown stream" "no stream named 'nope'" filter add x1 stream nope
 bad "taken name" "filter 'ok1' already exists" filter add ok1 drop
 bad "CPU out of range" "cpu 4096: must be below" filter add x2 cpu 4096 drop
 bad "drop with a stream" "a drop filter delivers to no stream" filter add x3 drop stream st
@@ -267,7 +270,7 @@ bad "drop with sampling" "a drop filter does not sample" filter add x4 drop ever
 bad "both samplers" "exclude each other" filter add x5 every 3 period 1ms
 bad "bad name" "bad filter name" filter add -x drop
 bad "event ID out of range" "out of range" filter add x6 event 4000 drop
-bad "unknown filter" "no filter named 'nope'" filter del nope
+BAD_EXIT=5 bad "unknown filter" "no filter named 'nope'" filter del nope
 bad "same stream twice" "named twice" filter add x7 stream st stream st
 check_eq "nothing half-made: only ok1 exists" 1 "$(magnetctl filter list | grep -c '^ok1 ')"
 check_eq "... and nothing else" 2 "$(magnetctl filter list | wc -l)"

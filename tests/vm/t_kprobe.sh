@@ -40,7 +40,7 @@ check_eq "both in the probe list" "kp_write:kprobe:magnet:kprobe:vfs_write kr_wr
 
 # refusals, each with the kernel's reason
 msg=$(magnetctl probe add bad kprobe no_such_function_magnet 2>&1)
-check_eq "a missing symbol is refused (exit 2)" 2 $?
+check_eq "a missing symbol is refused (exit 5: no such object)" 5 $?
 case $msg in *"no such symbol"*) ok "with a message: $msg" ;; *) not_ok "message names the reason" "$msg" ;; esac
 msg=$(magnetctl probe add bad2 kprobe vfs_write+1 2>&1)
 check_eq "an offset inside an instruction is refused" 2 $?
@@ -79,7 +79,7 @@ else
 	skip "tracefs kprobe_events refuses magnet_ring_reserve" "no kprobe_events file"
 fi
 msg=$(magnetctl probe del no_such_probe 2>&1)
-check_eq "deleting an unknown run-time kprobe is refused" 2 $?
+check_eq "deleting an unknown run-time kprobe is refused (exit 5)" 5 $?
 case $msg in *"no run-time kprobe"*) ok "with a message: $msg" ;; *) not_ok "message" "$msg" ;; esac
 n=$(magnetctl -j probe list | grep -c '"bad')
 check_eq "no probe left behind by the refusals" 0 "$n"

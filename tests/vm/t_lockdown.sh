@@ -110,9 +110,9 @@ if [ -e "$dbg" ]; then
 		not_ok "open($dbg) is refused: EPERM" "$out"
 	out=$(magnetctl record "$dbg" -o "$R/d.trace" --duration 1 2>&1)
 	rc=$?
-	[ $rc -eq 3 ] && grep -q "locked down ($mode)" <<<"$out" && grep -q magnetfs <<<"$out" &&
+	[ $rc -eq 6 ] && grep -q "locked down ($mode)" <<<"$out" && grep -q magnetfs <<<"$out" &&
 		ok "magnetctl record on the debugfs file says why: $out" ||
-		not_ok "magnetctl record on the debugfs file says why (exit 3)" "exit $rc: $out"
+		not_ok "magnetctl record on the debugfs file says why (exit 6)" "exit $rc: $out"
 else
 	skip "open($dbg) is refused: EPERM" "no debugfs file"
 	skip "magnetctl record on the debugfs file says why" "no debugfs file"
@@ -122,9 +122,9 @@ fi
 out=$(magnetctl probe add kp_lock kprobe vfs_write 2>&1)
 rc=$?
 if [ "$mode" = confidentiality ]; then
-	[ $rc -eq 2 ] && grep -q 'locked down' <<<"$out" &&
+	[ $rc -eq 6 ] && grep -q 'locked down' <<<"$out" &&
 		ok "a run-time kprobe is refused with the reason: $out" ||
-		not_ok "a run-time kprobe is refused with the reason (exit 2)" "exit $rc: $out"
+		not_ok "a run-time kprobe is refused with the reason (exit 6)" "exit $rc: $out"
 	check_eq "no probe kp_lock" "" "$(magnetctl probe list 2>&1 | grep -w kp_lock)"
 else
 	[ $rc -eq 0 ] && grep -q 'probe kp_lock: event ID' <<<"$out" &&

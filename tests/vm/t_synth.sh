@@ -55,9 +55,9 @@ for s in full syn syn2; do
 done
 
 # ---- 1. bad input -------------------------------------------------------
-refuse "unknown probe refused" 2 "no probe named 'nosuch'" \
+refuse "unknown probe refused (exit 5: no such object)" 5 "no probe named 'nosuch'" \
 	synth add x probe nosuch value size period 100ms stream syn
-refuse "unknown stream refused" 2 "no stream named 'nosuch'" \
+refuse "unknown stream refused" 5 "no stream named 'nosuch'" \
 	synth add x probe sock_send value size period 100ms stream nosuch
 refuse "field beyond the payload refused" 2 "field 14:4 lies beyond the 16-byte payload of probe 'sock_send'" \
 	synth add x probe sock_send value field 14:4 period 100ms stream syn
@@ -73,16 +73,16 @@ refuse "missing value: usage error" 1 "missing 'value" \
 	synth add x probe sock_send period 100ms stream syn
 refuse "bad group key: usage error" 1 "bad group key 'socket'" \
 	synth add x probe sock_send by socket value size period 100ms stream syn
-refuse "delete of an unknown synthesizer refused" 2 "no synthesizer named 'nosuch'" \
+refuse "delete of an unknown synthesizer refused" 5 "no synthesizer named 'nosuch'" \
 	synth del nosuch
 check "synth add dup (valid)" magnetctl synth add dup probe sock_send by id value size period 100ms stream syn
 refuse "duplicate name refused" 2 "synthesizer 'dup' already exists" \
 	synth add dup probe sock_send value size period 100ms stream syn
 refuse "query of a key that is not a group key refused" 2 "key 'cpu' is not a group key of synthesizer 'dup'" \
 	synth show dup values cpu 0
-refuse "query of a key never seen: ENOENT with a message" 2 "has seen no event of that key" \
+refuse "query of a key never seen: ENOENT with a message" 5 "has seen no event of that key" \
 	synth show dup values id 12345
-refuse "values of an unknown synthesizer: the dump's error, not an empty list" 2 \
+refuse "values of an unknown synthesizer: the dump's error, not an empty list" 5 \
 	"synth show nosuch: no synthesizer of that name" synth show nosuch values
 # what magnetctl cannot send: a definition without its point, or with a
 # name and an ID that disagree
