@@ -13,7 +13,9 @@
 #     per-step latency histograms (--corr-stream) hold every completed
 #     chain and export read every CORR record (the synthesizer and the
 #     correlator start at udp_send, so that the scrapes' own TCP traffic
-#     does not move the counters compared);
+#     does not move the counters compared); every panel query of the
+#     Grafana dashboard (docs/grafana/magnet-dashboard.json) answers with
+#     data, and its variables list this exporter and synthesizer;
 #  4. an exporter without CAP_NET_ADMIN leaves filters and synthesizers
 #     out and says so (magnet_export_denied);
 #  5. with MAGNET unloaded a scrape says magnet_up 0.
@@ -45,7 +47,7 @@ msg=$("$MAGNETCTL" export --listen nonsense 2>&1)
 check_eq "--listen without a port: exit 1" 1 $?
 check "  ... the message names it" grep -q "'nonsense': expected ADDR:PORT" <<<"$msg"
 msg=$("$MAGNETCTL" export --corr-stream nosuch 2>&1)
-check_eq "--corr-stream of no stream: exit 4" 4 $?
+check_eq "--corr-stream of no stream: exit 5" 5 $?
 check "  ... the message names it" grep -q "corr-stream nosuch" <<<"$msg"
 msg=$("$MAGNETCTL" export --max-keys x 2>&1)
 check_eq "--max-keys x: exit 1" 1 $?
@@ -111,7 +113,7 @@ magnetctl -j probe list >"$R/probes.json"
 magnetctl -j filter show half >"$R/filter.json"
 magnetctl -j synth show sb values >"$R/synth.json"
 magnetctl -j correlate show c >"$R/corr.json"
-python3 - "$R" "$PROM" "$N" >"$R/check.tap" <<'PY'
+python3 - "$R" "$PROM" "$N" "$MAGNET_REPO/docs/grafana/magnet-dashboard.json" "$PORT" >"$R/check.tap" <<'PY'
 import json, sys, urllib.parse, urllib.request
 R, prom, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 out = []
@@ -165,6 +167,31 @@ ok(names.get("1") == ("udp_send", "ip_send") and names.get("2") == ("ip_send", "
    "steps named by their events", names)
 inf = one('magnet_corr_step_latency_seconds_bucket{correlator="c",step="2",le="+Inf"}')
 ok(inf == steps.get("2"), "the +Inf bucket is the count", (inf, steps.get("2")))
+# the Grafana dashboard (docs/grafana/magnet-dashboard.json): every panel's
+# query, its variables as Grafana fills them with "All", answers with data
+dash = json.load(open(sys.argv[4]))
+subst = {"$instance": ".*", "$synth": ".*", "$__rate_interval": "1m"}
+for p in dash["panels"]:
+    for t in p["targets"]:
+        e = t["expr"]
+        for k, v in subst.items():
+            e = e.replace(k, v)
+        try:
+            u = "http://127.0.0.1:%s/api/v1/query?%s" % (prom, urllib.parse.urlencode({"query": e}))
+            d = json.load(urllib.request.urlopen(u, timeout=10))
+            res = d["data"]["result"] if d.get("status") == "success" else None
+        except Exception as ex:
+            res, d = None, ex
+        ok(bool(res) and "$" not in e, "dashboard panel '%s' has data (%d series)" % (p["title"], len(res or [])), (e, d))
+for var in dash["templating"]["list"]:
+    q_ = var.get("definition", "")
+    if not q_.startswith("label_values("):
+        continue
+    metric, label = [x.strip() for x in q_[len("label_values("):-1].split(",")]
+    u = "http://127.0.0.1:%s/api/v1/label/%s/values?%s" % (prom, label, urllib.parse.urlencode({"match[]": metric}))
+    vals_ = json.load(urllib.request.urlopen(u, timeout=10)).get("data", [])
+    want_ = {"instance": "127.0.0.1:" + sys.argv[5], "synth": "sb"}[label]
+    ok(want_ in vals_, "dashboard variable $%s lists %s" % (var["name"], want_), vals_)
 print("\n".join(out))
 PY
 tap_import "$R/check.tap"
