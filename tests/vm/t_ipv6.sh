@@ -13,7 +13,8 @@
 # The probe list names both functions of each hook that has an IPv6 twin.
 # magnet_tcpip.ko: ip_hdr_send/ip_hdr_recv decode the IPv6 header (version
 # 6, hop limit, next header, length, the addresses in the packet bytes),
-# tcp_state/tcp_state_tx carry family 10.
+# tcp_state/tcp_state_tx carry family 10.  magnetctl convert --to pcapng
+# turns the IPv6 packets into a pcapng file that tshark decodes.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
@@ -197,6 +198,30 @@ ok(rx and all(r["tcp"]["family"] == 10 for r in rx),
 print("\n".join(out))
 PY
 tap_import "$R/v6.tap"
+
+# pcapng of IPv6 packets: tshark reads one packet per ip_hdr record (as many
+# per event as the dump), and decodes the UDP datagrams' IPv6 headers
+if command -v tshark >/dev/null; then
+	check "convert --to pcapng of the IPv6 packets" \
+		magnetctl convert --to pcapng -o "$R/v6.pcapng" "$R/tcpip.trace"
+	tshark -r "$R/v6.pcapng" -T fields -E separator=/t -e ipv6.src -e ipv6.dst \
+		-e ipv6.nxt -e ipv6.plen -e ipv6.hlim -e frame.comment \
+		>"$R/v6.tshark" 2>"$R/v6.tshark.err"
+	check_eq "tshark reads it" 0 $?
+	for ev in ip_hdr_send ip_hdr_recv; do
+		nd=$(dump_count "$R/tcpip.trace" "$ev")
+		nt=$(awk -F'\t' -v e="$ev" 'index($6, e " ") == 1' "$R/v6.tshark" | wc -l)
+		check_eq "pcapng: one packet per $ev record ($nd)" "$nd" "$nt"
+		# hdr_bytes=40: the IPv6 header alone (UDP's is not captured)
+		nu=$(awk -F'\t' -v e="$ev" 'index($6, e " ") == 1 && $1 == "fd00:77::1" &&
+			$2 == "fd00:77::2" && $3 == 17 && $4 == 508 && $5 == 64' \
+			"$R/v6.tshark" | wc -l)
+		check "pcapng: tshark decodes the 200 UDP datagrams' IPv6 headers in $ev ($nu)" \
+			test "$nu" -ge 200
+	done
+else
+	skip "convert --to pcapng of the IPv6 packets" "no tshark"
+fi
 
 check "stream delete net" magnetctl stream delete net
 check "stream delete tcpip" magnetctl stream delete tcpip
