@@ -188,7 +188,14 @@ void magnet_filter_read_cnt(struct magnet_filter *f,
 
 /* ---- fast path: rcu_read_lock_sched held, not in NMI ----------------- */
 
-/* The current task's cgroup v2 and its ID; the caller holds rcu_read_lock(). */
+/*
+ * The current task's cgroup v2 and its ID.  No rcu_read_lock() of its own:
+ * the caller's rcu_read_lock_sched section keeps the cgroup and its
+ * ancestors alive, since RCU's flavours are one (4.20) and the grace period
+ * before a cgroup is freed waits for preemption-disabled sections too;
+ * lockdep agrees (task_css_set_check() accepts rcu_read_lock_sched_held()).
+ * The fast path so takes no RCU read lock per event, cgroup key or not.
+ */
 static notrace void current_cgroup(struct magnet_fkey *ev)
 {
 #ifdef CONFIG_CGROUPS
@@ -220,8 +227,7 @@ static notrace struct magnet_filter *magnet_filter_lookup(struct magnet_point *p
 	};
 	struct magnet_filter *a, *w;
 
-	/* the event's cgroup stays valid while its ancestors are compared */
-	rcu_read_lock();
+	/* the caller's rcu_read_lock_sched keeps the cgroup valid (above) */
 	if (in_task()) {
 		ev.pid = current->pid;
 		ev.tgid = current->tgid;
@@ -230,7 +236,6 @@ static notrace struct magnet_filter *magnet_filter_lookup(struct magnet_point *p
 	}
 	a = chain_first(&magnet_ftab[pt->id & (MAGNET_FTAB_SIZE - 1)], &ev);
 	w = chain_first(&magnet_ftab[MAGNET_FTAB_WILD], &ev);
-	rcu_read_unlock();
 	if (!a)
 		return w;
 	if (!w)

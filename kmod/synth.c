@@ -202,7 +202,14 @@ NOKPROBE_SYMBOL(skey_get);
 
 /* ---- fast path: interrupts off, rcu_read_lock_sched ---------------------- */
 
-/* The current task's cgroup v2 and its ID; the caller holds rcu_read_lock(). */
+/*
+ * The current task's cgroup v2 and its ID.  No rcu_read_lock() of its own:
+ * the caller's rcu_read_lock_sched section keeps the cgroup and its
+ * ancestors alive, since RCU's flavours are one (4.20) and the grace period
+ * before a cgroup is freed waits for preemption-disabled sections too;
+ * lockdep agrees (task_css_set_check() accepts rcu_read_lock_sched_held()).
+ * The fast path so takes no RCU read lock per event, cgroup key or not (see filter.c).
+ */
 static notrace void synth_cgroup(struct magnet_fkey *ev)
 {
 #ifdef CONFIG_CGROUPS
@@ -308,8 +315,7 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		ev.pid = current->pid;
 		ev.tgid = current->tgid;
 	}
-	/* the event's cgroup stays valid while its ancestors are compared */
-	rcu_read_lock();
+	/* the caller's rcu_read_lock_sched keeps the cgroup valid (synth_cgroup) */
 	hlist_for_each_entry_rcu(sy, &pt->synths, pnode) {
 		if (unlikely(in_nmi())) {
 			this_cpu_inc(sy->cnt->nmi);
@@ -329,7 +335,6 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		this_cpu_inc(sy->cnt->matched);
 		synth_account(sy, &ev, len, payload, now);
 	}
-	rcu_read_unlock();
 }
 NOKPROBE_SYMBOL(magnet_synth_feed);
 
