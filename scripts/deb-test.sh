@@ -7,7 +7,9 @@
 # tests/vm/t_deb.sh there (modprobe, the packaged magnetctl, babeltrace2
 # plugin and libmagnet-dev), then purges the packages, which must take the
 # DKMS modules with them.  Needs root.  About 10 minutes on an idle host;
-# not part of scripts/test.sh (docs/INSTALL.md "Debian packages").
+# not part of scripts/test.sh (docs/INSTALL.md "Debian packages").  Run it
+# alone: DKMS and depmod rewrite /lib/modules/KVER, which every VM of this
+# machine shares, and a VM booting meanwhile may find it half written.
 #
 #	scripts/deb-test.sh [KVER...]
 # Ends with "N passed, M failed" like scripts/test.sh.
