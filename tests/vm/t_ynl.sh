@@ -45,7 +45,7 @@ check "ynl probe-disable udp_send" ynl_to /dev/null --do probe-disable --json '{
 magnetctl -j probe list >"$R/probes-dis.mc"
 check "ynl stream-del ynl0" ynl_to /dev/null --do stream-del --json '{"stream-name": "ynl0"}'
 msg=$("$MAGNETCTL" stream show ynl0 2>&1)
-check_eq "magnetctl: stream ynl0 is gone" 2 $?
+check_eq "magnetctl: stream ynl0 is gone (exit 5: no such stream)" 5 $?
 diag "$msg"
 
 python3 - "$R" >"$R/check.tap" <<'PY'
