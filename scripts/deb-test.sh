@@ -54,7 +54,8 @@ result "apt-get install the packages" $?
 
 kernels=${*:-$(./scripts/kernels.sh)}
 for k in $kernels; do
-	# the postinst builds for the running kernel only (when it has headers)
+	# the postinst has DKMS build for every installed kernel with headers;
+	# this makes sure of KVER ("already installed": nothing to do)
 	dkms install -m magnet -v "$ver" -k "$k" >"build/deb/dkms-$k.log" 2>&1 ||
 		grep -q "already installed" "build/deb/dkms-$k.log"
 	result "dkms install magnet/$ver for $k (from magnet-dkms)" $?
