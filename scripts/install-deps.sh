@@ -52,7 +52,7 @@ EOT
 fi
 
 stamp=/var/lib/magnet-deps.stamp
-want="v12"
+want="v13"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && command -v vng >/dev/null; then
 	exit 0
 fi
@@ -80,9 +80,13 @@ if ! command -v vng >/dev/null || [ "$(vng --version 2>/dev/null | awk '{print $
 	pip3 install -q --break-system-packages "virtme-ng==$VNG_VERSION" 2>/dev/null || \
 		pip3 install -q "virtme-ng==$VNG_VERSION"
 fi
-# perfetto's trace protos, to decode convert --to perfetto's output in the tests
-if ! python3 -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2" 2>/dev/null; then
-	pip3 install -q --break-system-packages "perfetto==$PERFETTO_VERSION" 2>/dev/null || \
-		pip3 install -q "perfetto==$PERFETTO_VERSION"
-fi
+# perfetto's trace protos, to decode convert --to perfetto's output: for
+# the python3 on PATH (ctest's test_cli) and for Debian's /usr/bin/python3,
+# the one tests/vm/lib.sh's PATH gives the VM tests (t_convert)
+for py in python3 /usr/bin/python3; do
+	"$py" -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2" 2>/dev/null && continue
+	"$py" -m pip install -q --break-system-packages "perfetto==$PERFETTO_VERSION" 2>/dev/null ||
+		"$py" -m pip install -q "perfetto==$PERFETTO_VERSION"
+	"$py" -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2"
+done
 echo "$want" | $SUDO tee "$stamp" >/dev/null

@@ -111,17 +111,28 @@ check() {
 	return $rc
 }
 
-# tap_import FILE: count the TAP lines a helper program wrote to FILE
+# tap_import FILE RC: count the TAP lines a helper program wrote to FILE
 # ("ok - DESC", "not ok - DESC # WHY", "# DIAG") as this test's assertions.
+# RC is the helper's exit status: a helper that died (a traceback, a
+# missing module) or wrote no check at all is a failure of its own, never
+# a silent pass with the checks it did not reach.
 tap_import() {
-	local line w
+	local line w n=0 nok=0 file=$1 rc=${2:?tap_import FILE RC: the helper exit status missing}
 	while IFS= read -r line; do
 		case $line in
-		"ok - "*) ok "${line#ok - }" ;;
-		"not ok - "*) w=${line#not ok - }; not_ok "${w%% # *}" "${w#* # }" ;;
+		"ok - "*) n=$((n + 1)); ok "${line#ok - }" ;;
+		"not ok - "*) n=$((n + 1)); nok=$((nok + 1)); w=${line#not ok - }
+			not_ok "${w%% # *}" "${w#* # }" ;;
 		"# "*) diag "${line#\# }" ;;
 		esac
-	done <"$1"
+	done <"$file"
+	if [ "$n" -eq 0 ]; then
+		not_ok "$(basename "$file"): the helper wrote no check (exit $rc)" \
+			"$(tail -n 5 "$file")"
+	elif [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then
+		not_ok "$(basename "$file"): the helper failed (exit $rc) after $n checks" \
+			"$(tail -n 5 "$file")"
+	fi
 }
 
 # check_eq DESC EXPECTED ACTUAL

@@ -213,7 +213,7 @@ n = os.write(fd, rec() + rec(call=8, flags=2))
 print("%s - a well-formed batch of 2 is accepted # wrote %d" % ("ok" if n == 160 else "not ok", n))
 print("# pid %d" % os.getpid())
 EOF
-tap_import "$R/malformed.out"
+tap_import "$R/malformed.out" $?
 got=$(magnetctl -j stream show open | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["app_events"] - int(sys.argv[1]), d["app_rejected"])' "$uevents")
 check_eq "stream counts 2 more accepted records and 9 refused batches" "2 9" "$got"
 

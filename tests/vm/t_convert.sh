@@ -224,7 +224,7 @@ ok("tcp_sender" in pn, "perfetto: a process or thread named tcp_sender (from sch
 print("# records %d, ip_hdr %d, packets %d, interfaces %d" % (len(recs), len(ip), len(pk), len(ifs)))
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 
 check "stream delete conv" magnetctl stream delete conv
 check "rmmod magnet_tcpip" rmmod magnet_tcpip

@@ -129,7 +129,7 @@ check_eq "rx: no event out of timestamp order" 0 "$(jget "$jrx" late)"
 # sockets: exactly what pairing the full trace in user space gives
 "${PAIR[@]}" "$R/full.trace" "$R/rx.trace" --chain "$RXCHAIN" --window $WINDOW \
 	--key "$rtino" --key "$ruino" --expect-min 200 --json "$R/pair-rx.json" >"$R/pair-rx.tap" 2>&1
-tap_import "$R/pair-rx.tap"
+tap_import "$R/pair-rx.tap" $?
 read -r nrx nrxdone < <(magnetctl -j dump "$R/rx.trace" | python3 -c '
 import json, sys
 n = d = 0
@@ -152,7 +152,7 @@ check_eq "lat: no pending-table overflow" 0 "$(jget "$j" overflow)"
 check_eq "lat: the stream's read counter = events read" "$(jget "$j" events)" "$(jget "$j" in_read)"
 "${PAIR[@]}" "$R/full.trace" "$R/corr.trace" --chain "$CHAIN" --window $WINDOW \
 	--key "$tino" --key "$uino" --expect-min 430 --json "$R/pair.json" >"$R/pair.tap" 2>&1
-tap_import "$R/pair.tap"
+tap_import "$R/pair.tap" $?
 check "magnetctl dump decodes the CORR records" \
 	bash -c "'$MAGNETCTL' dump '$R/corr.trace' | grep -q 'CORR'"
 read -r nall ndone < <(magnetctl -j dump "$R/corr.trace" | python3 -c '

@@ -194,7 +194,7 @@ for var in dash["templating"]["list"]:
     ok(want_ in vals_, "dashboard variable $%s lists %s" % (var["name"], want_), vals_)
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 
 # an exporter without CAP_NET_ADMIN: public objects only, and it says so
 bg exp_u setpriv --reuid=65534 --regid=65534 --clear-groups "$MAGNETCTL" export --listen 127.0.0.1:$((PORT + 1))

@@ -76,7 +76,7 @@ print("# hp1: %d records (%d on CPU 1); hp2: %d records (%d on CPU 1)" %
       (len(h1), sum(r.get("cpu") == 1 for r in h1), len(h2), len(c1)))
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 magnetctl stream delete hp1 >/dev/null 2>&1
 magnetctl stream delete hp2 >/dev/null 2>&1
 

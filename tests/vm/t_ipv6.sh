@@ -197,7 +197,7 @@ ok(rx and all(r["tcp"]["family"] == 10 for r in rx),
    "tcp_state: the IPv6 receiver's segments, family 10 (%d)" % len(rx), rx[:1])
 print("\n".join(out))
 PY
-tap_import "$R/v6.tap"
+tap_import "$R/v6.tap" $?
 
 # pcapng of IPv6 packets: tshark reads one packet per ip_hdr record (as many
 # per event as the dump), and decodes the UDP datagrams' IPv6 headers

@@ -122,7 +122,7 @@ bad = [(r["name"], k, hex(v)) for r in recs if "kprobe" in r for k, v in r["kpro
 ok(not bad, "no unhashed kernel address in any record", str(bad[:3]))
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 
 # delete a run-time kprobe while it records
 check "enable kp_write again" magnetctl probe enable kp_write stream kp

@@ -96,7 +96,7 @@ print("# %d user faults, %d kernel faults, %d page allocs, %d page frees" %
       (len([r for r in allf if r["name"] == "fault_user"]), len(fk), len(pa), len(pf)))
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 
 # load/unload while a reader records, with the hooks attached
 check "enable page_alloc and fault_user again" magnetctl probe enable page_alloc fault_user stream mm

@@ -140,7 +140,7 @@ ok(n[("dev_recv", sino)] > 0 and n[("dev_recv", sino)] == n[("ip_recv", sino)],
 ok(len(ids - {uino, tino, sino}) <= 1, "no other receive-side socket IDs than the test's (and the listener's)", str(ids))
 print("\n".join(out))
 PY
-tap_import "$R/rx.tap"
+tap_import "$R/rx.tap" $?
 
 # the failed calls are in the trace with their errnos (6.12: send and
 # receive; 6.1: receive, its send hook sees a call's entry only)

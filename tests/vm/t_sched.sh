@@ -103,7 +103,7 @@ for cpu in sorted(runs):
               (cpu, len(v) + 1, v[len(v) // 2] / 1e3, v[-1] / 1e3))
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 
 # load/unload while a reader records
 check "enable sched_switch again" magnetctl probe enable sched_switch stream sched

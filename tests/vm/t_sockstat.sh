@@ -132,7 +132,7 @@ check "disable tcp_send ip_send dev_send sock_send" magnetctl probe disable tcp_
 # ---- the trace check --------------------------------------------------------
 python3 "$MAGNET_REPO/tests/tools/sock_check.py" --layers --full "$R/full.trace" --out "$O" \
 	>"$R/sock_check.tap" 2>&1
-tap_import "$R/sock_check.tap"
+tap_import "$R/sock_check.tap" $?
 
 # ---- 5. nobody asks again ----------------------------------------------------
 # the layer correlator lingers 2 s after the last watch (docs/SOCKSTAT.md)

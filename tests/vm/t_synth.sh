@@ -209,7 +209,7 @@ python3 "$MAGNET_REPO/tests/tools/synth_check.py" --spec "$R/spec_all.json" \
 	--synth "$R/syn.trace" --synth "$R/s3.trace" --synth "$R/s4.trace" \
 	--dump "$R/syn.jsonl" --dump "$R/s3.jsonl" --dump "$R/s4.jsonl" \
 	>"$R/synth_check.tap" 2>&1
-tap_import "$R/synth_check.tap"
+tap_import "$R/synth_check.tap" $?
 
 # ---- 5. rmmod with synthesizers present -------------------------------------
 check "synth r1 on sock_send (probe module) -> syn" \

@@ -91,7 +91,7 @@ ok(all(r["abstract_id"] in (0, sino, rino) for r in ipt) and any(r["abstract_id"
 print("# tcp_state_tx %d, tcp_state %d, ip_hdr_send %d, ip_hdr_recv %d" % (len(tx), len(rx), len(ipt), len(ipr)))
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 
 # unload/load while recording with the hooks attached
 check "enable again" magnetctl probe enable tcp_state_tx ip_hdr_send stream tcpip

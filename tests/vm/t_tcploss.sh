@@ -71,7 +71,7 @@ ca = sorted({r["tcp"]["ca_state"] for r in snd})
 print("# ca_state values %s; ssthresh values %d" % (ca, len({r["tcp"]["snd_ssthresh"] for r in snd})))
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 magnetctl stream delete tcploss >/dev/null 2>&1
 check_dmesg_clean
 done_testing

@@ -75,7 +75,7 @@ ok(en["udp_send"]["enabled"] and en["udp_send"].get("stream") == "ynl0", "probe-
 ok(not dis["udp_send"]["enabled"], "probe-disable: udp_send off", dis["udp_send"])
 print("\n".join(out))
 PY
-tap_import "$R/check.tap"
+tap_import "$R/check.tap" $?
 check "modules unload" magnet_unload
 check_dmesg_clean
 done_testing
