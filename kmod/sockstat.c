@@ -8,12 +8,15 @@
  * caller's context), reads their figures and may subscribe to one of
  * them.  Root may read a watched socket by its abstract ID.
  *
- * The first watch of a socket creates three internal synthesizers
+ * The first watch of a socket creates seven internal synthesizers
  * (kmod/synth.c) matching its abstract ID (the socket inode): bytes and
- * calls at sock_send, intervals between sock_send events, bytes and
- * frames at dev_send.  They have no stream, so they write no record; a
- * period longer than any uptime keeps one open period whose moments are
- * the whole watch.  The last watch gone removes them, and the points'
+ * calls of the successful sock_send events, intervals between them, the
+ * failed ones (MAGNET_NET_F_ERROR), bytes and frames at dev_send; and on
+ * the receive side bytes and calls of the successful sock_recv events,
+ * the failed ones, bytes and frames at dev_recv (whose events carry the
+ * receiving socket's ID, probes/rx_sock.c).  They have no stream, so they
+ * write no record; a period longer than any uptime keeps one open period
+ * whose moments are the whole watch.  The last watch gone removes them, and the points'
  * hooks are detached when nothing else uses them.  However many clients
  * watch a socket, its synthesizers exist once.
  *
@@ -51,13 +54,25 @@
 #include "sockstat.h"
 #include "compat.h"
 
-enum { SS_BYTES, SS_IVAL, SS_DEV, SS_NR };
+enum { SS_BYTES, SS_IVAL, SS_DEV, SS_ERR, SS_RBYTES, SS_RERR, SS_RDEV, SS_NR };
 
-static const char *const ss_points[SS_NR] = {
-	[SS_BYTES] = "sock_send",
-	[SS_IVAL] = "sock_send",
-	[SS_DEV] = "dev_send",
+/* each synthesizer's point and which of its events it counts */
+enum { SS_ALL, SS_OK, SS_FAILED };
+static const struct {
+	const char *point;
+	u8 which;
+} ss_syn[SS_NR] = {
+	[SS_BYTES]	= { "sock_send", SS_OK },
+	[SS_IVAL]	= { "sock_send", SS_OK },
+	[SS_DEV]	= { "dev_send", SS_ALL },
+	[SS_ERR]	= { "sock_send", SS_FAILED },
+	[SS_RBYTES]	= { "sock_recv", SS_OK },
+	[SS_RERR]	= { "sock_recv", SS_FAILED },
+	[SS_RDEV]	= { "dev_recv", SS_ALL },
 };
+
+/* the two layer correlators: the send path and the receive path */
+enum { SS_TX, SS_RX, SS_DIRS };
 
 /* One watched socket; db.lock. */
 struct ss_sock {
@@ -68,10 +83,10 @@ struct ss_sock {
 	struct magnet_synth *sy[SS_NR];	/* NULL once its point left */
 	u64 start;
 	bool gone;
-	/* layer times from the correlator's complete chains */
-	u64 chains, chains_partial;
-	u64 lsum[MAGNET_SOCK_LAYERS];
-	u64 llast[MAGNET_SOCK_LAYERS];
+	/* layer times from the correlators' complete chains, per direction */
+	u64 chains[SS_DIRS], chains_partial[SS_DIRS];
+	u64 lsum[SS_DIRS][MAGNET_SOCK_LAYERS];
+	u64 llast[SS_DIRS][MAGNET_SOCK_LAYERS];
 };
 
 struct ss_watch {
@@ -124,12 +139,12 @@ struct ss_file {
 static LIST_HEAD(ss_socks);		/* db.lock */
 static unsigned int ss_nr_socks;
 /*
- * One correlator for every watched socket, while any is watched and
- * SS_CORR_LINGER after the last watch went: a loop of watches and
- * unwatches does not attach and detach its hooks (code patching on every
- * CPU) each time.  Only magnetk changes it.
+ * One correlator per direction for every watched socket, while any is
+ * watched and SS_CORR_LINGER after the last watch went: a loop of watches
+ * and unwatches does not attach and detach their hooks (code patching on
+ * every CPU) each time.  Only magnetk changes them.
  */
-static struct magnet_corr *ss_corr;	/* db.lock */
+static struct magnet_corr *ss_corr[SS_DIRS];	/* db.lock */
 static unsigned long ss_corr_expire;	/* jiffies, while no socket is */
 #define SS_CORR_LINGER	(2 * HZ)
 
@@ -140,6 +155,19 @@ static const char *const ss_chain[][MAGNET_CORR_ALTS_MAX + 1] = {
 	{ "dev_send", NULL },
 	{ "sock_send", NULL },
 };
+
+static const char *const ss_rx_chain[][MAGNET_CORR_ALTS_MAX + 1] = {
+	{ "dev_recv", NULL },
+	{ "ip_recv", NULL },
+	{ "udp_recv", "tcp_recv", NULL },
+	{ "sock_recv", NULL },
+};
+
+static const char *const ss_corr_name[SS_DIRS] = { ".sockstat", ".sockstat_rx" };
+static_assert(ARRAY_SIZE(ss_chain) == MAGNET_SOCK_LAYERS + 1);
+static_assert(ARRAY_SIZE(ss_rx_chain) == MAGNET_SOCK_RX_LAYERS + 1);
+static_assert(MAGNET_SOCK_RX_LAYERS == MAGNET_SOCK_LAYERS);
+static_assert(sizeof(struct magnet_sock_stats) == MAGNET_SOCK_STATS_SIZE_V2);
 
 /* ---- synthesizers (magnetk, db.lock) ----------------------------------- */
 
@@ -158,7 +186,7 @@ static void ss_synth_gone(struct magnet_synth *sy)
 /* *@syp: allocated by the caller; magnetk's on success (cleared) */
 static int ss_synth_add(struct ss_sock *ss, int i, struct magnet_synth **syp)
 {
-	struct magnet_point *pt = magnet_db_find_point(ss_points[i], 0);
+	struct magnet_point *pt = magnet_db_find_point(ss_syn[i].point, 0);
 	struct magnet_synth *sy = *syp;
 	int err;
 
@@ -176,6 +204,12 @@ static int ss_synth_add(struct ss_sock *ss, int i, struct magnet_synth **syp)
 		sy->quantity = MAGNET_SYNTH_Q_FIELD;
 		sy->off = offsetof(struct magnet_net_payload, len);
 		sy->width = 4;
+	}
+	if (ss_syn[i].which != SS_ALL) {
+		sy->flag_off = offsetof(struct magnet_net_payload, flags);
+		sy->flag_mask = MAGNET_NET_F_ERROR;
+		sy->flag_want = ss_syn[i].which == SS_FAILED ?
+				MAGNET_NET_F_ERROR : 0;
 	}
 	/* one period for the whole watch: nothing harvested */
 	sy->period = 1ull << 62;
@@ -204,22 +238,43 @@ static void ss_corr_emit(void *arg, const struct mcc_chain *ch, u32 reached,
 			 u32 flags)
 {
 	struct ss_sock *ss = ss_find(ch->key);
+	int dir = arg == &ss_corr[SS_RX] ? SS_RX : SS_TX;
 	int i;
 
 	/* chains of its watch only: counting starts at the first watch */
 	if (!ss || ch->ts[0] < ss->start)
 		return;
 	if (flags) {
-		ss->chains_partial++;
+		ss->chains_partial[dir]++;
 		return;
 	}
 	for (i = 0; i < MAGNET_SOCK_LAYERS; i++) {
 		u64 d = ch->ts[i + 1] - ch->ts[i];
 
-		ss->lsum[i] += d;
-		ss->llast[i] = d;
+		ss->lsum[dir][i] += d;
+		ss->llast[dir][i] = d;
 	}
-	ss->chains++;
+	ss->chains[dir]++;
+}
+
+/* magnetk, db.lock: the direction's correlator, if it is not there yet */
+static void ss_corr_make(int dir)
+{
+	struct magnet_corr *c;
+
+	if (ss_corr[dir])
+		return;
+	c = magnet_corr_kernel_new(ss_corr_name[dir],
+				   dir == SS_RX ? ss_rx_chain : ss_chain,
+				   MAGNET_SOCK_LAYERS + 1, SS_CORR_WINDOW,
+				   ss_corr_emit, &ss_corr[dir]);
+	if (IS_ERR(c)) {
+		/* without it, no layer times (flag LAYERS / RX_LAYERS clear) */
+		pr_warn_ratelimited("magnet: sockstat: no %s layer times (%ld)\n",
+				    dir == SS_RX ? "receive" : "send", PTR_ERR(c));
+		return;
+	}
+	ss_corr[dir] = c;
 }
 
 static void ss_sock_free(struct ss_sock *ss)
@@ -238,12 +293,16 @@ static void ss_sock_free(struct ss_sock *ss)
 	kfree(ss);
 }
 
-/* db.lock, magnetk; its flushed chains find no socket: nothing to count */
+/* db.lock, magnetk; their flushed chains find no socket: nothing to count */
 static void ss_corr_drop(void)
 {
-	if (ss_corr) {
-		magnet_corr_kernel_del(ss_corr);
-		ss_corr = NULL;
+	int dir;
+
+	for (dir = 0; dir < SS_DIRS; dir++) {
+		if (ss_corr[dir]) {
+			magnet_corr_kernel_del(ss_corr[dir]);
+			ss_corr[dir] = NULL;
+		}
 	}
 }
 
@@ -252,10 +311,11 @@ long magnet_sockstat_tick(void)
 {
 	long left = MAX_SCHEDULE_TIMEOUT;
 
-	if (!READ_ONCE(ss_corr))	/* only magnetk, which runs us, sets it */
+	/* only magnetk, which runs us, sets them */
+	if (!READ_ONCE(ss_corr[SS_TX]) && !READ_ONCE(ss_corr[SS_RX]))
 		return left;
 	mutex_lock(&magnet_db.lock);
-	if (ss_corr && !ss_nr_socks) {
+	if ((ss_corr[SS_TX] || ss_corr[SS_RX]) && !ss_nr_socks) {
 		left = (long)(ss_corr_expire - jiffies);
 		if (left <= 0) {
 			ss_corr_drop();
@@ -340,21 +400,11 @@ static int ss_do_watch(void *arg)
 			ss_sock_free(ss);
 			goto out;
 		}
-		/* the last start: from here on, all three count */
+		/* the last start: from here on, all of them count */
 		for (i = 0; i < SS_NR; i++)
 			ss->start = max(ss->start, ss->sy[i]->start);
-		if (!ss_corr) {
-			/* without it, no layer times (flag LAYERS clear) */
-			ss_corr = magnet_corr_kernel_new(".sockstat", ss_chain,
-							 ARRAY_SIZE(ss_chain),
-							 SS_CORR_WINDOW,
-							 ss_corr_emit, NULL);
-			if (IS_ERR(ss_corr)) {
-				pr_warn_ratelimited("magnet: sockstat: no layer times (%ld)\n",
-						    PTR_ERR(ss_corr));
-				ss_corr = NULL;
-			}
-		}
+		ss_corr_make(SS_TX);
+		ss_corr_make(SS_RX);
 	}
 	ss->refs++;
 	w = r->w;
@@ -447,6 +497,18 @@ static void ss_fill(struct ss_sock *ss, struct magnet_sock_stats *st)
 		st->dev_frames = kv.total_count;
 		st->dev_bytes = kv.total_sum_lo;
 	}
+	if (ss_key(ss->sy[SS_ERR], &kv))
+		st->sock_errors = kv.total_count;
+	if (ss_key(ss->sy[SS_RBYTES], &kv)) {
+		st->rx_sock_calls = kv.total_count;
+		st->rx_sock_bytes = kv.total_sum_lo;
+	}
+	if (ss_key(ss->sy[SS_RERR], &kv))
+		st->rx_sock_errors = kv.total_count;
+	if (ss_key(ss->sy[SS_RDEV], &kv)) {
+		st->rx_dev_frames = kv.total_count;
+		st->rx_dev_bytes = kv.total_sum_lo;
+	}
 	if (ss_key(ss->sy[SS_IVAL], &kv) && kv.cur.count) {
 		st->ival_count = kv.cur.count;
 		st->ival_min = kv.cur.min;
@@ -457,14 +519,21 @@ static void ss_fill(struct ss_sock *ss, struct magnet_sock_stats *st)
 	}
 	for (i = 0; i < SS_NR; i++)
 		st->missed += ss_missed(ss->sy[i]);
-	if (ss_corr)
+	if (ss_corr[SS_TX])
 		st->flags |= MAGNET_SOCK_F_LAYERS;
-	st->chains = ss->chains;
-	st->chains_partial = ss->chains_partial;
+	if (ss_corr[SS_RX])
+		st->flags |= MAGNET_SOCK_F_RX_LAYERS;
+	st->chains = ss->chains[SS_TX];
+	st->chains_partial = ss->chains_partial[SS_TX];
+	st->rx_chains = ss->chains[SS_RX];
+	st->rx_chains_partial = ss->chains_partial[SS_RX];
 	for (i = 0; i < MAGNET_SOCK_LAYERS; i++) {
-		st->layer_mean[i] = ss->chains ?
-				    div64_u64(ss->lsum[i], ss->chains) : 0;
-		st->layer_last[i] = ss->llast[i];
+		st->layer_mean[i] = ss->chains[SS_TX] ?
+			div64_u64(ss->lsum[SS_TX][i], ss->chains[SS_TX]) : 0;
+		st->layer_last[i] = ss->llast[SS_TX][i];
+		st->rx_layer_mean[i] = ss->chains[SS_RX] ?
+			div64_u64(ss->lsum[SS_RX][i], ss->chains[SS_RX]) : 0;
+		st->rx_layer_last[i] = ss->llast[SS_RX][i];
 	}
 }
 
@@ -801,7 +870,9 @@ static long ss_stats(struct ss_file *f, unsigned int cmd, void __user *arg,
 		sockfd_put(sock);
 	if (err)
 		return err;
-	if (copy_to_user(arg, &st, min(usize, sizeof(st))))
+	/* an older, smaller struct: what fits, and @size says so */
+	st.size = min(usize, sizeof(st));
+	if (copy_to_user(arg, &st, st.size))
 		return -EFAULT;
 	if (usize > sizeof(st) &&
 	    clear_user((char __user *)arg + sizeof(st), usize - sizeof(st)))
@@ -965,11 +1036,14 @@ static ssize_t ss_read(struct file *file, char __user *buf, size_t len,
 {
 	struct ss_file *f = file->private_data;
 	struct magnet_sock_stats st;
-	size_t done = 0;
+	size_t done = 0, unit = sizeof(st);
 	int err;
 
-	if (len < sizeof(st))
+	if (len < MAGNET_SOCK_STATS_SIZE_V1)
 		return -EINVAL;
+	/* an older, smaller struct: one summary, what fits (@size says) */
+	if (len < unit)
+		unit = len;
 	if (!READ_ONCE(f->sub))
 		return -ENODATA;	/* no subscription */
 	if (!ss_readable(f)) {
@@ -980,7 +1054,7 @@ static ssize_t ss_read(struct file *file, char __user *buf, size_t len,
 		if (err)
 			return err;
 	}
-	while (done + sizeof(st) <= len) {
+	while (done + unit <= len) {
 		spin_lock_irq(&f->qlock);
 		if (!f->count) {
 			spin_unlock_irq(&f->qlock);
@@ -990,9 +1064,10 @@ static ssize_t ss_read(struct file *file, char __user *buf, size_t len,
 		f->head = (f->head + 1) % SS_QLEN;
 		f->count--;
 		spin_unlock_irq(&f->qlock);
-		if (copy_to_user(buf + done, &st, sizeof(st)))
+		st.size = unit;
+		if (copy_to_user(buf + done, &st, unit))
 			return done ? done : -EFAULT;
-		done += sizeof(st);
+		done += unit;
 	}
 	return done;
 }

@@ -300,6 +300,18 @@ out:
 }
 NOKPROBE_SYMBOL(synth_account);
 
+/* @sy's flag condition (internal synthesizers): a short payload fails it */
+static __always_inline bool synth_flags_want(const struct magnet_synth *sy,
+					     const void *payload, u16 len)
+{
+	u16 v;
+
+	if (sy->flag_off + sizeof(v) > len)
+		return false;
+	memcpy(&v, (const u8 *)payload + sy->flag_off, sizeof(v));
+	return (v & sy->flag_mask) == sy->flag_want;
+}
+
 notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		       const void *payload, u16 len, u64 now)
 {
@@ -331,6 +343,8 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		if (now < READ_ONCE(sy->start) || now >= READ_ONCE(sy->end))
 			continue;
 		if (!magnet_fkey_match(&sy->match, &ev))
+			continue;
+		if (unlikely(sy->flag_mask) && !synth_flags_want(sy, payload, len))
 			continue;
 		this_cpu_inc(sy->cnt->matched);
 		synth_account(sy, &ev, len, payload, now);

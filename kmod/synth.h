@@ -71,6 +71,12 @@ struct magnet_synth {
 	 */
 	void (*gone)(struct magnet_synth *sy);
 	void *priv;
+	/*
+	 * Internal too: with @flag_mask, only the events whose u16 payload
+	 * field at @flag_off, masked, equals @flag_want (sockstat: the
+	 * successful calls apart from the failed ones, MAGNET_NET_F_ERROR).
+	 */
+	u16 flag_off, flag_mask, flag_want;
 };
 
 extern struct list_head magnet_synths;

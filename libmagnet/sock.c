@@ -91,12 +91,17 @@ int magnet_sock_unwatch(int fd)
 	return sock_ioctl(f, MAGNET_IOC_SOCK_UNWATCH, &sfd);
 }
 
-/* What the kernel returned is a version-1 summary (or newer, larger). */
+/*
+ * What the kernel returned is a summary of version 1 or later, at least
+ * MAGNET_SOCK_STATS_SIZE_V1 bytes: an older module fills less than this
+ * header knows (@size, @version say so; the rest stays zero).
+ */
 static int sock_check(const struct magnet_sock_stats *st, size_t len)
 {
-	if (len < MAGNET_SOCK_STATS_SIZE_V1 || st->size < MAGNET_SOCK_STATS_SIZE_V1)
+	if (len < MAGNET_SOCK_STATS_SIZE_V1 || st->size < MAGNET_SOCK_STATS_SIZE_V1 ||
+	    st->size > len)
 		return -EBADMSG;
-	if (st->version < MAGNET_SOCK_STATS_VERSION)
+	if (st->version < 1)
 		return -EPROTO;
 	return 0;
 }
@@ -166,6 +171,7 @@ int magnet_sock_read(int subfd, struct magnet_sock_stats *st)
 		return -EINVAL;
 	if (subfd < 0)
 		return -EBADF;
+	memset(st, 0, sizeof(*st));
 	do {
 		n = read(subfd, st, sizeof(*st));
 	} while (n < 0 && errno == EINTR);

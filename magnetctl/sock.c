@@ -52,7 +52,8 @@ static int sock_show(int argc, char **argv)
 	out_uint("start_ns", "  start %llu", st.start_ns);
 	out_uint("now_ns", " now %llu\n", st.now_ns);
 	out_uint("sock_calls", "  socket calls %llu", st.sock_calls);
-	out_uint("sock_bytes", " bytes %llu\n", st.sock_bytes);
+	out_uint("sock_bytes", " bytes %llu", st.sock_bytes);
+	out_uint("sock_errors", " failed %llu\n", st.sock_errors);
 	out_uint("dev_frames", "  device frames %llu", st.dev_frames);
 	out_uint("dev_bytes", " bytes %llu\n", st.dev_bytes);
 	out_uint("ival_count", "  intervals %llu", st.ival_count);
@@ -84,6 +85,22 @@ static int sock_show(int argc, char **argv)
 	out_uint("tcp_ip_last_ns", "  last ns: transport->ip %llu", st.layer_last[0]);
 	out_uint("ip_dev_last_ns", " ip->device %llu", st.layer_last[1]);
 	out_uint("dev_ret_last_ns", " device->return %llu\n", st.layer_last[2]);
+	/* the receive side (summary version 2; zero from an older module) */
+	out_uint("rx_sock_calls", "  receive: socket calls %llu", st.rx_sock_calls);
+	out_uint("rx_sock_bytes", " bytes %llu", st.rx_sock_bytes);
+	out_uint("rx_sock_errors", " failed %llu\n", st.rx_sock_errors);
+	out_uint("rx_dev_frames", "  receive: device frames %llu", st.rx_dev_frames);
+	out_uint("rx_dev_bytes", " bytes %llu\n", st.rx_dev_bytes);
+	out_bool("rx_layers", NULL, st.flags & MAGNET_SOCK_F_RX_LAYERS);
+	out_uint("rx_chains", "  receives through the layers %llu", st.rx_chains);
+	out_uint("rx_chains_partial", " closed early %llu\n", st.rx_chains_partial);
+	/* device->IP, IP->transport, transport->read: the receive queue */
+	out_uint("dev_ip_mean_ns", "  mean ns: device->ip %llu", st.rx_layer_mean[0]);
+	out_uint("ip_tp_mean_ns", " ip->transport %llu", st.rx_layer_mean[1]);
+	out_uint("tp_read_mean_ns", " transport->read %llu\n", st.rx_layer_mean[2]);
+	out_uint("dev_ip_last_ns", "  last ns: device->ip %llu", st.rx_layer_last[0]);
+	out_uint("ip_tp_last_ns", " ip->transport %llu", st.rx_layer_last[1]);
+	out_uint("tp_read_last_ns", " transport->read %llu\n", st.rx_layer_last[2]);
 	out_close_object();
 	return MC_EXIT_OK;
 }

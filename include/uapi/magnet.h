@@ -912,8 +912,9 @@ struct magnet_span {
  * MAGNET_SOCK_STATS_SIZE_V1) is truncated; @size says what was filled.
  */
 #define MAGNET_SOCKSTAT_NAME		"sockstat"
-#define MAGNET_SOCK_STATS_VERSION	1
-#define MAGNET_SOCK_STATS_SIZE_V1	248
+#define MAGNET_SOCK_STATS_VERSION	2
+#define MAGNET_SOCK_STATS_SIZE_V1	248	/* the send side */
+#define MAGNET_SOCK_STATS_SIZE_V2	360	/* + failed sends, the receive side */
 #define MAGNET_SOCK_PERIOD_MIN_MS	10
 #define MAGNET_SOCK_PERIOD_MAX_MS	60000
 #define MAGNET_SOCK_WATCH_MAX		32	/* sockets watched system-wide */
@@ -925,9 +926,15 @@ struct magnet_span {
 #define MAGNET_SOCK_F_GONE	0x2	/* a probe module left: counts stopped */
 #define MAGNET_SOCK_F_CLOSED	0x4	/* the socket was closed (BY_ID) */
 #define MAGNET_SOCK_F_LAYERS	0x8	/* the layer correlator runs */
+#define MAGNET_SOCK_F_RX_LAYERS	0x10	/* the receive layer correlator runs */
 /* layer_*[i]: from step i to step i + 1 of the chain
  * tcp_send|udp_send, ip_send, dev_send, sock_send (docs/CORRELATE.md) */
 #define MAGNET_SOCK_LAYERS	3
+/*
+ * rx_layer_*[i]: from step i to step i + 1 of the chain
+ * dev_recv, ip_recv, udp_recv|tcp_recv, sock_recv
+ */
+#define MAGNET_SOCK_RX_LAYERS	3
 
 struct magnet_sock_stats {
 	__u32 size;		/* out: bytes filled by the kernel */
@@ -969,6 +976,20 @@ struct magnet_sock_stats {
 	__u64 chains_partial;	/* closed early: coalesced, restarted, expired */
 	__u64 layer_mean[MAGNET_SOCK_LAYERS];	/* ns, floor, over @chains */
 	__u64 layer_last[MAGNET_SOCK_LAYERS];	/* ns, the last complete send */
+	/* version 2 (MAGNET_SOCK_STATS_SIZE_V2) */
+	__u64 sock_errors;	/* failed send calls (MAGNET_NET_F_ERROR) */
+	/* receive side: sock_recv calls that returned data, and bytes */
+	__u64 rx_sock_calls;
+	__u64 rx_sock_bytes;
+	__u64 rx_sock_errors;	/* failed receive calls (EAGAIN, ...) */
+	/* dev_recv: frames for the socket and their bytes */
+	__u64 rx_dev_frames;
+	__u64 rx_dev_bytes;
+	/* time between the receive layers, per datagram or segment read */
+	__u64 rx_chains;	/* paired from dev_recv to sock_recv */
+	__u64 rx_chains_partial; /* closed early: restarted, expired */
+	__u64 rx_layer_mean[MAGNET_SOCK_RX_LAYERS];	/* ns, floor */
+	__u64 rx_layer_last[MAGNET_SOCK_RX_LAYERS];	/* ns */
 };
 
 struct magnet_sock_sub {

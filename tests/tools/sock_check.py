@@ -11,10 +11,17 @@ CLIENT.out holds the "key=value" lines of tests/tools/sock_client: ino=
 and the figures (st_*).  From the full trace (sock_send and dev_send
 enabled), the events whose abstract ID is the socket's and whose
 timestamp is in [st_start_ns, st_now_ns) are the ones the figures count.
-Asserted, as TAP: socket-layer calls and bytes, device-layer frames and
-bytes, and the intervals between consecutive sock_send events (count,
-floor of the mean, floor of the population variance, min, max) are
-exactly equal; nothing was lost by the trace.
+Asserted, as TAP: socket-layer calls and bytes (of the calls that
+succeeded), failed calls (MAGNET_NET_F_ERROR), device-layer frames and
+bytes, and the intervals between consecutive successful sock_send events
+(count, floor of the mean, floor of the population variance, min, max)
+are exactly equal; nothing was lost by the trace.
+With --rx, the trace also holds dev_recv, ip_recv, udp_recv, tcp_recv and
+sock_recv: the receive side's figures (sock_recv calls, bytes and failed
+calls, dev_recv frames and bytes) and the receive layer figures, paired
+along dev_recv,ip_recv,udp_recv|tcp_recv,sock_recv (window 50 ms; a
+chain still open when the figures were read and older than the window
+counts as expired, as the kernel's correlator closed it by then).
 With --layers, the trace also holds tcp_send and ip_send: it is paired
 with tests/tools/corr_pair.py (the rules of docs/CORRELATE.md, chain
 tcp_send|udp_send,ip_send,dev_send,sock_send, window 50 ms) and the
@@ -29,6 +36,8 @@ import struct
 import sys
 
 HDR = struct.Struct("<HHIQQII")
+F_ERROR = 0x04          # MAGNET_NET_F_ERROR, payload flags at offset 10
+WINDOW = 50000000
 EV_LOST, EV_EVENTDEF = 1, 2
 FIRST_PROBE = 16
 
@@ -76,6 +85,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--prefix", default="st_")
     ap.add_argument("--layers", action="store_true")
+    ap.add_argument("--rx", action="store_true")
     a = ap.parse_args()
     c = kv(a.out)
     p = a.prefix
@@ -89,7 +99,8 @@ def main():
     except (KeyError, ValueError) as e:
         print("not ok - figures in %s # %s" % (a.out, e))
         return 1
-    lost, sock, dev = 0, [], []
+    lost, sock, dev, serr = 0, [], [], 0
+    rsock, rdev, rerr = [], [], 0
     for path in a.full:
         for ev, aid, ts, payload, names in records(path):
             if ev == EV_LOST:
@@ -98,10 +109,21 @@ def main():
                 continue
             name = names.get(ev)
             ln = struct.unpack_from("<I", payload)[0]
+            failed = len(payload) >= 12 and struct.unpack_from("<H", payload, 10)[0] & F_ERROR
             if name == "sock_send":
-                sock.append((ts, ln))
+                if failed:
+                    serr += 1
+                else:
+                    sock.append((ts, ln))
             elif name == "dev_send":
                 dev.append((ts, ln))
+            elif name == "sock_recv":
+                if failed:
+                    rerr += 1
+                else:
+                    rsock.append((ts, ln))
+            elif name == "dev_recv":
+                rdev.append((ts, ln))
     sock.sort()
     check(lost == 0, "the full trace lost nothing", "lost %d" % lost)
     check(fig["abstract_id"] == ino, "the figures are the socket's (ID %d)" % ino,
@@ -132,9 +154,76 @@ def main():
         check(fig[k] == v, "intervals: %s %d = trace" % (k[5:], fig[k]), v)
     print("# %d sock_send, %d dev_send in [%d, %d); interval mean %d ns"
           % (len(sock), len(dev), start, now, ref["ival_mean"]))
+    if p + "sock_errors" in c:
+        check(int(c[p + "sock_errors"]) == serr,
+              "failed socket-layer sends: %s = trace" % c[p + "sock_errors"], serr)
     if a.layers:
         layers(a, c, p, ino, start, now)
+    if a.rx:
+        receive(a, c, p, ino, start, now, rsock, rdev, rerr)
     return 1 if nfail else 0
+
+
+def receive(a, c, p, ino, start, now, rsock, rdev, rerr):
+    try:
+        fig = {k: int(c[p + k]) for k in (
+            "version", "flags", "rx_sock_calls", "rx_sock_bytes", "rx_sock_errors",
+            "rx_dev_frames", "rx_dev_bytes", "rx_chains", "rx_chains_partial")}
+        mean = [int(c["%srx_layer_mean%d" % (p, i)]) for i in range(3)]
+        last = [int(c["%srx_layer_last%d" % (p, i)]) for i in range(3)]
+    except (KeyError, ValueError) as e:
+        check(False, "receive figures present", e)
+        return
+    check(fig["version"] >= 2, "a version-2 summary (the receive side)", fig["version"])
+    check(fig["rx_sock_calls"] == len(rsock),
+          "receive: socket-layer calls %d = trace" % fig["rx_sock_calls"], len(rsock))
+    check(fig["rx_sock_bytes"] == sum(x[1] for x in rsock),
+          "receive: socket-layer bytes %d = trace" % fig["rx_sock_bytes"],
+          sum(x[1] for x in rsock))
+    check(fig["rx_sock_errors"] == rerr,
+          "receive: failed calls %d = trace" % fig["rx_sock_errors"], rerr)
+    check(fig["rx_dev_frames"] == len(rdev),
+          "receive: device-layer frames %d = trace" % fig["rx_dev_frames"], len(rdev))
+    check(fig["rx_dev_bytes"] == sum(x[1] for x in rdev),
+          "receive: device-layer bytes %d = trace" % fig["rx_dev_bytes"],
+          sum(x[1] for x in rdev))
+    print("# receive: %d sock_recv (%d failed), %d dev_recv in [%d, %d)"
+          % (len(rsock), rerr, len(rdev), start, now))
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import corr_pair
+    names, evs, _ = corr_pair.load_full(a.full[0])
+    chain = [["dev_recv"], ["ip_recv"], ["udp_recv", "tcp_recv"], ["sock_recv"]]
+    steps = [[names[n] for n in alts if n in names] for alts in chain]
+    net_ids = set(e for alts in steps for e in alts)
+    closed, open_, _ = corr_pair.pair(evs, steps, WINDOW, net_ids)
+    # still open at the trace's end: the kernel expired those older than
+    # the window by the time the figures were read (10 ms behind)
+    young = [x for x in open_.values()
+             if x["key"] == ino and start <= x["ts"][0] < now
+             and now - x["ts"][0] <= WINDOW + 20000000]
+    closed += [dict(x, flags=1) for x in open_.values()
+               if now - x["ts"][0] > WINDOW + 20000000]
+    mine = [x for x in closed if x["key"] == ino and start <= x["ts"][0] < now]
+    done = [x for x in mine if x["flags"] == 0]
+    part = [x for x in mine if x["flags"] != 0]
+    check(fig["flags"] & 16, "the receive layer correlator ran (flag RX_LAYERS)", fig["flags"])
+    check(not young, "no receive chain open within the window when read", len(young))
+    check(fig["rx_chains"] == len(done),
+          "receive: complete chains dev_recv..sock_recv %d = trace" % fig["rx_chains"],
+          len(done))
+    check(fig["rx_chains_partial"] == len(part),
+          "receive: chains closed early (restarted, expired) %d = trace"
+          % fig["rx_chains_partial"], len(part))
+    if not done:
+        return
+    for i in range(3):
+        d = [x["ts"][i + 1] - x["ts"][i] for x in done]
+        check(mean[i] == sum(d) // len(d),
+              "receive layer step %d: mean %d ns = trace" % (i + 1, mean[i]),
+              sum(d) // len(d))
+        check(last[i] == d[-1],
+              "receive layer step %d: last %d ns = trace" % (i + 1, last[i]), d[-1])
 
 
 def layers(a, c, p, ino, start, now):

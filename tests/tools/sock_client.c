@@ -12,6 +12,11 @@
  *	figures (-U: scm_*), and subscribe with PERIOD_MS for SECONDS while
  *	sending one write per period (-S/-T: sub_n=, sub_seq_first/last=,
  *	sub_bad=).
+ *   sock_client recv [-E EAGAINS] [-t SECONDS] PORT COUNT
+ *	bind a UDP socket to PORT, watch it, try EAGAINS non-blocking reads
+ *	(each fails with EAGAIN: nothing sent yet), print "ready", then read
+ *	COUNT datagrams (or until SECONDS pass without one), wait 0.3 s and
+ *	print what it read (got=, bytes=, eagain=) and the figures (st_*).
  *   sock_client hold HOST PORT UNIX_PATH
  *	connect (ino=), watch, send 10 writes, then hand the socket to
  *	whoever connects to UNIX_PATH (SCM_RIGHTS), until killed.
@@ -44,12 +49,18 @@ static void print_stats(const char *p, const struct magnet_sock_stats *st)
 	P(missed); P(unsent); P(unacked); P(srtt_us); P(rttvar_us);
 	P(snd_cwnd); P(mss); P(total_retrans); P(tcp_state);
 	P(wmem_queued); P(sndbuf); P(sub_dropped);
-	P(chains); P(chains_partial);
+	P(chains); P(chains_partial); P(size); P(version);
+	P(sock_errors); P(rx_sock_calls); P(rx_sock_bytes); P(rx_sock_errors);
+	P(rx_dev_frames); P(rx_dev_bytes); P(rx_chains); P(rx_chains_partial);
 #undef P
 	for (int i = 0; i < MAGNET_SOCK_LAYERS; i++)
 		printf("%slayer_mean%d=%llu\n%slayer_last%d=%llu\n", p, i,
 		       (unsigned long long)st->layer_mean[i], p, i,
 		       (unsigned long long)st->layer_last[i]);
+	for (int i = 0; i < MAGNET_SOCK_RX_LAYERS; i++)
+		printf("%srx_layer_mean%d=%llu\n%srx_layer_last%d=%llu\n", p, i,
+		       (unsigned long long)st->rx_layer_mean[i], p, i,
+		       (unsigned long long)st->rx_layer_last[i]);
 	fflush(stdout);
 }
 
@@ -247,6 +258,66 @@ static int do_send(int argc, char **argv)
 	return 0;
 }
 
+static int do_recv(int argc, char **argv)
+{
+	unsigned long count, eagains = 0, secs = 10, got = 0, bytes = 0, eagain = 0;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct timeval tv = { 0 };
+	struct magnet_sock_stats st;
+	char buf[65536];
+	int opt, fd, r;
+	ssize_t n;
+
+	while ((opt = getopt(argc, argv, "E:t:")) != -1) {
+		switch (opt) {
+		case 'E': eagains = parse_num("eagains", optarg, 100000); break;
+		case 't': secs = parse_num("seconds", optarg, 600); break;
+		default: return 1;
+		}
+	}
+	if (argc - optind != 2)
+		die("usage: recv [-E EAGAINS] [-t SECONDS] PORT COUNT");
+	a.sin_port = htons(parse_num("port", argv[optind], 65535));
+	count = parse_num("count", argv[optind + 1], 10000000);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)))
+		die("udp port %s:", argv[optind]);
+	tv.tv_sec = secs;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
+		die("SO_RCVTIMEO:");
+	printf("pid=%d\nuid=%d\nino=%llu\n", getpid(), getuid(),
+	       (unsigned long long)ino_of(fd));
+	r = magnet_sock_watch(fd);
+	printf("watch=%s\n", err_name(r));
+	if (r)
+		return 1;
+	for (unsigned long i = 0; i < eagains; i++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == EAGAIN)
+			eagain++;
+	printf("ready\n");
+	fflush(stdout);
+	while (got < count) {
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;		/* SECONDS without a datagram */
+		got++;
+		bytes += n;
+	}
+	usleep(300000);
+	printf("got=%lu\nbytes=%lu\neagain=%lu\n", got, bytes, eagain);
+	r = magnet_sock_stats(fd, &st);
+	printf("stats=%s\n", err_name(r));
+	if (r)
+		return 1;
+	print_stats("st_", &st);
+	printf("done\n");
+	fflush(stdout);
+	close(fd);
+	return 0;
+}
+
 static int do_hold(int argc, char **argv)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -322,11 +393,13 @@ int main(int argc, char **argv)
 	prog_name = "sock_client";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: sock_client send|hold|byid|watchrm ...");
+		die("usage: sock_client send|recv|hold|byid|watchrm ...");
 	if (!strcmp(argv[1], "send"))
 		return do_send(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "hold"))
 		return do_hold(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "recv"))
+		return do_recv(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "byid"))
 		return do_byid(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "watchrm"))

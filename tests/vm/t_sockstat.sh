@@ -10,6 +10,12 @@
 #     socket-layer calls and bytes, the device-layer frames and bytes and
 #     the interval distribution exactly equal to the trace.  TCP state and
 #     send-buffer figures are plausible.
+#  2b. The receive side: an unprivileged process watches its UDP socket,
+#     fails 5 non-blocking reads (EAGAIN) and reads 200 datagrams of 500
+#     bytes; its receive figures (calls, bytes, failed calls at sock_recv,
+#     frames and bytes at dev_recv) and the receive layer times
+#     (dev_recv, ip_recv, udp_recv, sock_recv paired) equal the trace, as
+#     do the TCP sender's (the ACKs it receives).
 #  3. The same process cannot name another user's socket: a non-socket
 #     descriptor is ENOTSOCK, a closed one EBADF, the other socket's
 #     abstract ID EPERM; a socket received over SCM_RIGHTS is its own to
@@ -65,8 +71,10 @@ check_eq "no synthesizer listed" "[]" "$(magnetctl -j synth list | tr -d ' \n')"
 
 # ---- 2. figures vs a full trace -------------------------------------------
 check "stream create full" magnetctl stream create full subbuf-size 1M subbuf-count 8
-check "enable tcp_send ip_send dev_send sock_send into full" \
-	magnetctl probe enable tcp_send ip_send dev_send sock_send stream full
+RXP="dev_recv ip_recv udp_recv tcp_recv sock_recv"
+# shellcheck disable=SC2086
+check "enable tcp_send ip_send dev_send sock_send $RXP into full" \
+	magnetctl probe enable tcp_send ip_send dev_send sock_send $RXP stream full
 bg rec magnetctl record full -o "$R/full.trace"
 sleep 0.5
 tcp_sink_start sink 5001 || bail_out "tcp_sink"
@@ -83,8 +91,9 @@ bg snd in_a env MAGNET_SOCKSTAT="$MAGNET_SOCKSTAT" \
 	-S 250 -T 4 "$IP_B" 5001 200
 wait_line "$(out snd)" '^scm_stats' 90 || diag "sender: $(tail -3 "$(out snd)")"
 # while the sender subscribes, its socket is watched
-check_eq "while watched: the full stream, one set of synthesizers per socket (2 sockets, 3 watchers) and one correlator: users sock_send 1+2*2+1, dev_send 1+2+1, ip_send 1+1" "6 4 2" \
-	"$(users sock_send) $(users dev_send) $(users ip_send)"
+check_eq "while watched: the full stream, one set of synthesizers per socket (2 sockets, 3 watchers) and a correlator per direction: users sock_send 1+2*3+1, dev_send 1+2+1, ip_send 1+1, sock_recv 1+2*2+1, dev_recv 1+2+1, ip_recv 1+1" \
+	"8 4 2 6 4 2" \
+	"$(users sock_send) $(users dev_send) $(users ip_send) $(users sock_recv) $(users dev_recv) $(users ip_recv)"
 bg_wait snd 90 || diag "sender: exit $?"
 sed 's/^/# /' "$(out snd)" | grep -v '^# scm_\|^# st_r\|^# st_s[nu]' | head -20
 O=$(out snd)
@@ -100,6 +109,24 @@ check_eq "after 0.5 s quiet: nothing unsent or unacked" "0 0" \
 diag "srtt $(kv "$O" st_srtt_us) us cwnd $(kv "$O" st_snd_cwnd) mss $(kv "$O" st_mss) interval mean $(kv "$O" st_ival_mean) ns"
 diag "layers: $(kv "$O" st_chains) complete, $(kv "$O" st_chains_partial) partial; mean tcp->ip $(kv "$O" st_layer_mean0) ns, ip->dev $(kv "$O" st_layer_mean1) ns, dev->return $(kv "$O" st_layer_mean2) ns"
 
+check_eq "no failed send: sock_errors 0" 0 "$(kv "$O" st_sock_errors)"
+
+# ---- 2b. the receive side ---------------------------------------------------
+bg rcv in_b env MAGNET_SOCKSTAT="$MAGNET_SOCKSTAT" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$SC" recv -E 5 -t 20 5007 200
+wait_line "$(out rcv)" '^ready' 20 || bail_out "receiver: $(cat "$(out rcv)")"
+check "UDP sender: 200 datagrams of 500 bytes, 1 ms apart" \
+	in_a "$MAGNET_TOOLS/udp_flood" -i 1000 "$IP_B" 5007 200 500
+bg_wait rcv 40 || diag "receiver: exit $?"
+RX=$(out rcv)
+check_eq "unprivileged receiver: watch ok, 200 datagrams read, 5 EAGAIN, stats ok" "0 200 100000 5 0" \
+	"$(kv "$RX" watch) $(kv "$RX" got) $(kv "$RX" bytes) $(kv "$RX" eagain) $(kv "$RX" stats)"
+check_eq "its figures: 200 reads of 100000 bytes, 5 failed, nothing sent" "200 100000 5 0" \
+	"$(kv "$RX" st_rx_sock_calls) $(kv "$RX" st_rx_sock_bytes) $(kv "$RX" st_rx_sock_errors) $(kv "$RX" st_sock_calls)"
+check_eq "200 frames at the device, 528 bytes each (IPv4 and UDP headers; dev_recv counts from the network header)" "200 105600" \
+	"$(kv "$RX" st_rx_dev_frames) $(kv "$RX" st_rx_dev_bytes)"
+diag "receive layers: $(kv "$RX" st_rx_chains) complete, $(kv "$RX" st_rx_chains_partial) partial; mean dev->ip $(kv "$RX" st_rx_layer_mean0) ns, ip->udp $(kv "$RX" st_rx_layer_mean1) ns, udp->read $(kv "$RX" st_rx_layer_mean2) ns"
+
 # ---- 3. another user's socket ----------------------------------------------
 check_eq "a non-socket descriptor: ENOTSOCK (watch and stats)" "ENOTSOCK ENOTSOCK" \
 	"$(kv "$O" notsock_watch) $(kv "$O" notsock_stats)"
@@ -112,6 +139,20 @@ check_eq "its figures: the owner's 10 writes of 1000 bytes since the owner's wat
 "$SC" byid "$OINO" >"$R/byid.out" 2>&1
 check_eq "root reads the other user's socket by ID" "0 10 10000" \
 	"$(kv "$R/byid.out" byid) $(kv "$R/byid.out" st_sock_calls) $(kv "$R/byid.out" st_sock_bytes)"
+# a program built with version 1's header: a 248-byte struct, in the
+# ioctl's number too; it gets version 1's part, and size says so
+check "a version-1 caller (248-byte struct) by ID: size 248, the owner's 10 writes of 1000 bytes" \
+	python3 - "$MFS/sockstat" "$OINO" <<'PY'
+import fcntl, os, struct, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+buf = bytearray(256)
+struct.pack_into("<IIiIQ", buf, 0, 0, 0, -1, 0, int(sys.argv[2]))
+buf[248:] = b"\xa5" * 8          # beyond the struct: must stay as it is
+req = (3 << 30) | (248 << 16) | (0xB7 << 8) | 0x23     # _IOWR(0xB7, 0x23, 248)
+fcntl.ioctl(fd, req, buf)
+got = struct.unpack_from("<II", buf) + struct.unpack_from("<QQ", buf, 48) + (bytes(buf[248:]),)
+assert got == (248, 2, 10, 10000, b"\xa5" * 8), got
+PY
 check_eq "magnetctl sock show ID (root)" "10 10000" \
 	"$(magnetctl -j sock show "$OINO" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sock_calls"], d["sock_bytes"])')"
 
@@ -127,21 +168,27 @@ kill "${BG_PID[other]}" 2>/dev/null
 bg_wait other 10
 kill -INT "${BG_PID[rec]}"
 bg_wait rec 30 || diag "recorder: exit $?"
-check "disable tcp_send ip_send dev_send sock_send" magnetctl probe disable tcp_send ip_send dev_send sock_send
+# shellcheck disable=SC2086
+check "disable tcp_send ip_send dev_send sock_send $RXP" magnetctl probe disable tcp_send ip_send dev_send sock_send $RXP
 
 # ---- the trace check --------------------------------------------------------
-python3 "$MAGNET_REPO/tests/tools/sock_check.py" --layers --full "$R/full.trace" --out "$O" \
+python3 "$MAGNET_REPO/tests/tools/sock_check.py" --layers --rx --full "$R/full.trace" --out "$O" \
 	>"$R/sock_check.tap" 2>&1
 tap_import "$R/sock_check.tap" $?
+python3 "$MAGNET_REPO/tests/tools/sock_check.py" --rx --full "$R/full.trace" --out "$RX" \
+	>"$R/sock_check_rx.tap" 2>&1
+tap_import "$R/sock_check_rx.tap" $?
 
 # ---- 5. nobody asks again ----------------------------------------------------
 # the layer correlator lingers 2 s after the last watch (docs/SOCKSTAT.md)
 for i in $(seq 1 50); do
-	[ "$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)" = "0 0 0 0" ] && break
+	[ "$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)" = "0 0 0 0" ] &&
+		[ "$(users sock_recv) $(users dev_recv) $(users ip_recv) $(users udp_recv)" = "0 0 0 0" ] && break
 	sleep 0.2
 done
-check_eq "every watcher gone: sock_send, dev_send, ip_send, tcp_send detached again (within 10 s)" "0 0 0 0" \
-	"$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send)"
+check_eq "every watcher gone: sock_send, dev_send, ip_send, tcp_send, sock_recv, dev_recv, ip_recv, udp_recv detached again (within 10 s)" \
+	"0 0 0 0 0 0 0 0" \
+	"$(users sock_send) $(users dev_send) $(users ip_send) $(users tcp_send) $(users sock_recv) $(users dev_recv) $(users ip_recv) $(users udp_recv)"
 check_eq "no correlator listed (the layer correlator is internal and gone)" "[]" \
 	"$(magnetctl -j correlate list | tr -d ' \n')"
 
