@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest side of bench/cswitch.sh (the papers' context-switch example,
-# Figures 12-13): records magnet_sched.ko's sched_switch events for
+# Figures 12-13): records magnet_sched.ko's sched_switch and
+# sched_switch_end events (run times and switch durations) for
 # $CSW_SECONDS (default 3) seconds twice, on an idle VM and while every
 # CPU runs two busy loops (pinned with taskset), into
 # $MAGNET_RESULTS/cswitch-idle.trace and cswitch-busy.trace.  Measures
@@ -29,15 +30,15 @@ busy() {	# two busy loops per CPU for $S seconds, pinned
 	wait "${pids[@]}"
 }
 
-run() {	# run NAME CMD...: record sched_switch while CMD runs
+run() {	# run NAME CMD...: record sched_switch, sched_switch_end while CMD runs
 	local name=$1
 	shift
 	magnetctl stream create csw subbuf-size 1M subbuf-count 8 || return 1
-	magnetctl probe enable sched_switch stream csw || return 1
+	magnetctl probe enable sched_switch sched_switch_end stream csw || return 1
 	bg "rec-$name" "$MAGNETCTL" record csw -o "$R/cswitch-$name.trace"
 	sleep 0.5
 	"$@"
-	magnetctl probe disable sched_switch
+	magnetctl probe disable sched_switch sched_switch_end
 	kill -INT "${BG_PID[rec-$name]}"
 	bg_wait "rec-$name" 30
 	magnetctl stream delete csw

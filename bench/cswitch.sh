@@ -5,10 +5,11 @@
 #
 #   bench/cswitch.sh [KVER]      (default 6.12.95+deb12-amd64)
 #
-# Boots KVER (scripts/vm-run.sh, 2 vCPUs), records sched_switch on an idle
-# VM and with two busy loops per CPU (bench/cswitch-guest.sh), then
-# bench/cswitch_plot.py makes docs/img/cswitch.png (CDF of the per-CPU
-# run time between two switches).  Needs gnuplot (bench/install.sh).
+# Boots KVER (scripts/vm-run.sh, 2 vCPUs), records sched_switch and
+# sched_switch_end on an idle VM and with two busy loops per CPU
+# (bench/cswitch-guest.sh), then bench/cswitch_plot.py makes
+# docs/img/cswitch.png (CDFs per CPU of the run time between two switches
+# and of the switches' own durations).  Needs gnuplot (bench/install.sh).
 set -eu
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kver=${1:-6.12.95+deb12-amd64}

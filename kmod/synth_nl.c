@@ -63,6 +63,8 @@ static u32 payload_size(u32 type)
 		return sizeof(struct magnet_tcp_payload);
 	case MAGNET_PAYLOAD_KPROBE:
 		return sizeof(struct magnet_kprobe_payload);
+	case MAGNET_PAYLOAD_SCHED_SWITCH_END:
+		return sizeof(struct magnet_sched_switch_end_payload);
 	default:	/* RAW, IP (+ packet bytes) */
 		return MAGNET_PAYLOAD_MAX;
 	}

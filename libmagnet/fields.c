@@ -27,6 +27,13 @@ static const struct magnet_field sched_switch_fields[] = {
 	F(SW, prev_comm, STR), F(SW, next_comm, STR),
 };
 
+#define SWE struct magnet_sched_switch_end_payload
+static const struct magnet_field sched_switch_end_fields[] = {
+	F(SWE, switch_ns, UINT), F(SWE, prev_pid, UINT),
+	F(SWE, prev_tgid, UINT), F(SWE, next_pid, UINT),
+	F(SWE, next_tgid, UINT), F(SWE, cpu, UINT),
+};
+
 #define SP struct magnet_sched_proc_payload
 static const struct magnet_field sched_proc_fields[] = {
 	F(SP, pid, UINT), F(SP, tgid, UINT), F(SP, ppid, UINT),
@@ -99,6 +106,7 @@ static const struct field_table tables[] = {
 	[MAGNET_PAYLOAD_TCP]		= T(TC, tcp_fields),
 	[MAGNET_PAYLOAD_IP]		= T(IP, ip_fields),
 	[MAGNET_PAYLOAD_KPROBE]		= T(KP, kprobe_fields),
+	[MAGNET_PAYLOAD_SCHED_SWITCH_END] = T(SWE, sched_switch_end_fields),
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

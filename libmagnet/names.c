@@ -25,6 +25,7 @@ static const char *const payload_names[] = {
 	[MAGNET_PAYLOAD_TCP]	= "tcp",
 	[MAGNET_PAYLOAD_IP]	= "ip",
 	[MAGNET_PAYLOAD_KPROBE]	= "kprobe",
+	[MAGNET_PAYLOAD_SCHED_SWITCH_END] = "sched_switch_end",
 };
 
 const char *magnet_layer_name(__u32 layer)

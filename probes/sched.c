@@ -2,13 +2,21 @@
 /*
  * magnet_sched.ko: scheduler instrumentation points (the papers'
  * context-switch monitoring): process creation, exec, exit and every
- * context switch, from the sched tracepoints.
+ * context switch, from the sched tracepoints, and the end of every switch.
  *
  * With sched_switch one can compute, per CPU, how long each task ran
  * (time between the switch that put it on the CPU and the one that took it
- * off) and how long switches take.  Handlers run with the runqueue lock
- * held (sched_switch) or in the task's own context: no sleeping, no
- * allocation, no locks; magnet_add() defers reader wake-ups to irq_work.
+ * off: the run time).  How long the switch itself takes is
+ * sched_switch_end's: a second probe on sched:sched_switch notes the
+ * start per CPU, an ftrace callback at the entry of finish_task_switch()
+ * (the first thing the new task runs, also after a fork) records the
+ * time since, on the same CPU, with interrupts off in between, from
+ * sched_clock(): the raw scheduler clock (the TSC), which local_clock()
+ * filters so that it stalls within a tick where the TSC is not trusted
+ * (the 6.1 guests: durations of 0).  Handlers
+ * run with the runqueue lock held (sched_switch, finish_task_switch) or
+ * in the task's own context: no sleeping, no allocation, no locks;
+ * magnet_add() defers reader wake-ups to irq_work.
  *
  * Task IDs are the global thread/process IDs (task->pid / task->tgid).
  * The four tracepoints have the same prototypes in 6.1 and 6.12 (checked
@@ -20,7 +28,10 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/binfmts.h>
+#include <linux/ftrace.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/clock.h>
 #include <trace/events/sched.h>
 
 #include "mtp.h"
@@ -125,10 +136,147 @@ static struct mtp_hook msched_hooks[] = {
 		 "sched_process_exit", msched_exit),
 };
 
+/* ---- sched_switch_end: the switch's duration ------------------------------ */
+
+/* The switch under way on this CPU, noted at sched:sched_switch. */
+struct mcs_start {
+	u64 t;				/* sched_clock(); 0: none noted */
+	u32 prev_pid, prev_tgid, next_pid, next_tgid;
+};
+
+static DEFINE_PER_CPU(struct mcs_start, mcs_start);
+
+static struct {
+	struct magnet_point *pt;
+	struct tracepoint *tp;
+#ifdef CONFIG_DYNAMIC_FTRACE
+	struct ftrace_ops fops;
+#endif
+} mcs;
+
+/* sched:sched_switch, a probe of its own: the start, in the old task */
+static void notrace mcs_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	struct mcs_start *s = this_cpu_ptr(&mcs_start);
+
+	s->prev_pid = prev->pid;
+	s->prev_tgid = prev->tgid;
+	s->next_pid = next->pid;
+	s->next_tgid = next->tgid;
+	s->t = sched_clock();
+}
+
+#ifdef CONFIG_DYNAMIC_FTRACE
+/*
+ * finish_task_switch() entry, in the new task (rq lock held, interrupts
+ * off since the start): the end.  A start of another task (the callback
+ * attached mid-switch) is dropped, not paired.
+ */
+static void notrace mcs_end(unsigned long ip, unsigned long pip,
+			    struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct mcs_start *s = this_cpu_ptr(&mcs_start);
+	u64 now = sched_clock();
+	struct magnet_sched_switch_end_payload p;
+
+	if (!s->t || s->next_pid != current->pid) {
+		s->t = 0;
+		return;
+	}
+	p = (struct magnet_sched_switch_end_payload) {
+		.switch_ns = now - s->t,
+		.prev_pid = s->prev_pid,
+		.prev_tgid = s->prev_tgid,
+		.next_pid = s->next_pid,
+		.next_tgid = s->next_tgid,
+		.cpu = raw_smp_processor_id(),
+	};
+	s->t = 0;
+	magnet_add(READ_ONCE(mcs.pt), p.next_pid, &p, sizeof(p));
+}
+
+/* "finish_task_switch" or a compiler's clone of it (".isra.0") */
+#define MCS_TARGET "finish_task_switch*"
+
+static int mcs_enable(struct magnet_point *pt)
+{
+	struct mtp_lookup l = { .name = "sched_switch" };
+	/* ftrace parses the glob in place: a writable copy */
+	char glob[] = MCS_TARGET;
+	int cpu, ret;
+
+	WRITE_ONCE(mcs.pt, pt);
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(&mcs_start, cpu)->t = 0;
+	for_each_kernel_tracepoint(mtp_match, &l);
+	if (!l.tp)
+		return -ENOENT;
+	mcs.tp = l.tp;
+	memset(&mcs.fops, 0, sizeof(mcs.fops));
+	mcs.fops.func = mcs_end;
+	/* -EINVAL: no traceable finish_task_switch in this kernel */
+	ret = ftrace_set_filter(&mcs.fops, (unsigned char *)glob,
+				strlen(glob), 1);
+	if (ret) {
+		pr_warn("sched_switch_end: no traceable %s: %d\n", MCS_TARGET,
+			ret);
+		goto free;
+	}
+	ret = tracepoint_probe_register(mcs.tp, mcs_switch, NULL);
+	if (ret)
+		goto free;
+	ret = register_ftrace_function(&mcs.fops);
+	if (ret) {
+		tracepoint_probe_unregister(mcs.tp, mcs_switch, NULL);
+		tracepoint_synchronize_unregister();
+		goto free;
+	}
+	return 0;
+free:
+	ftrace_free_filter(&mcs.fops);
+	return ret;
+}
+
+static void mcs_disable(struct magnet_point *pt)
+{
+	/* waits until no callback runs (the ops is a module's: dynamic) */
+	unregister_ftrace_function(&mcs.fops);
+	ftrace_free_filter(&mcs.fops);
+	tracepoint_probe_unregister(mcs.tp, mcs_switch, NULL);
+	tracepoint_synchronize_unregister();
+}
+#else
+static int mcs_enable(struct magnet_point *pt)
+{
+	return -EOPNOTSUPP;	/* no ftrace: no hook at finish_task_switch() */
+}
+
+static void mcs_disable(struct magnet_point *pt)
+{
+}
+#endif
+
+static const struct magnet_point_ops mcs_ops = {
+	.enable = mcs_enable,
+	.disable = mcs_disable,
+};
+
+static struct magnet_point_desc mcs_desc = {
+	.name = "sched_switch_end",
+	.layer = MAGNET_LAYER_SCHED,
+	.payload = MAGNET_PAYLOAD_SCHED_SWITCH_END,
+	.hook = "tracepoint:sched:sched_switch+ftrace:finish_task_switch",
+	.ops = &mcs_ops,
+};
+
 /* Never called: the handlers must match TP_PROTO of the kernel's headers. */
 static inline void __maybe_unused msched_check_types(void)
 {
 	check_trace_callback_type_sched_switch(msched_switch);
+	check_trace_callback_type_sched_switch(mcs_switch);
 	check_trace_callback_type_sched_process_fork(msched_fork);
 	check_trace_callback_type_sched_process_exec(msched_exec);
 	check_trace_callback_type_sched_process_exit(msched_exit);
@@ -136,12 +284,27 @@ static inline void __maybe_unused msched_check_types(void)
 
 static int __init msched_init(void)
 {
-	return mtp_register(msched_hooks, ARRAY_SIZE(msched_hooks),
-			    THIS_MODULE);
+	struct magnet_point *pt;
+	int ret;
+
+	ret = mtp_register(msched_hooks, ARRAY_SIZE(msched_hooks),
+			   THIS_MODULE);
+	if (ret)
+		return ret;
+	pt = magnet_point_register(&mcs_desc, THIS_MODULE, &mcs);
+	if (IS_ERR(pt)) {
+		pr_err("registering sched_switch_end: %ld\n", PTR_ERR(pt));
+		mtp_unregister(msched_hooks, ARRAY_SIZE(msched_hooks));
+		return PTR_ERR(pt);
+	}
+	mcs.pt = pt;
+	return 0;
 }
 
 static void __exit msched_exit_mod(void)
 {
+	/* unregister disables first, which detaches the hooks */
+	magnet_point_unregister(mcs.pt);
 	mtp_unregister(msched_hooks, ARRAY_SIZE(msched_hooks));
 }
 

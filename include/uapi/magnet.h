@@ -213,6 +213,7 @@ enum magnet_payload_type {
 	MAGNET_PAYLOAD_TCP	= 8,	/* struct magnet_tcp_payload */
 	MAGNET_PAYLOAD_IP	= 9,	/* struct magnet_ip_payload [+ bytes] */
 	MAGNET_PAYLOAD_KPROBE	= 10,	/* struct magnet_kprobe_payload */
+	MAGNET_PAYLOAD_SCHED_SWITCH_END = 11, /* struct magnet_sched_switch_end_payload */
 	__MAGNET_PAYLOAD_MAX,
 };
 
@@ -326,6 +327,25 @@ struct magnet_sched_switch_payload {
 	__u32 cpu;
 	char prev_comm[MAGNET_COMM_LEN];
 	char next_comm[MAGNET_COMM_LEN];
+};
+
+/*
+ * sched_switch_end: the end of a context switch, in the new task (the
+ * entry of finish_task_switch(), where a switched-in or newly forked task
+ * starts): @switch_ns from the switch's start in the old task (the
+ * sched:sched_switch tracepoint, after the next task was picked) to here,
+ * on this CPU (sched_clock(), interrupts off throughout: local_clock()
+ * without a stable TSC stalls within a tick); @prev_*, @next_*
+ * the tasks switched out and in.  The papers' context-switch duration.
+ */
+struct magnet_sched_switch_end_payload {
+	__u64 switch_ns;
+	__u32 prev_pid;
+	__u32 prev_tgid;
+	__u32 next_pid;
+	__u32 next_tgid;
+	__u32 cpu;
+	__u32 reserved;
 };
 
 /*

@@ -61,10 +61,10 @@ LAYER_SOCKET = 1
 LAYERS = ["other", "socket", "transport", "network", "device", "sched",
           "memory", "core"]
 PAYLOAD_NONE, PAYLOAD_NET, PAYLOAD_RAW = 0, 1, 2
-# payload types 3-10 (the probe library's, docs/PROBES.md): named, their
+# payload types 3-11 (the probe library's, docs/PROBES.md): named, their
 # bodies not checked here
 PAYLOAD_NAMES = ["none", "net", "raw", "sched_switch", "sched_proc", "sched_exec",
-                 "fault", "page", "tcp", "ip", "kprobe"]
+                 "fault", "page", "tcp", "ip", "kprobe", "sched_switch_end"]
 NAME_MAX = 32
 
 NET_F_TX = 0x01

@@ -171,6 +171,8 @@ static void test_tables(void **state)
 		[MAGNET_PAYLOAD_TCP] = sizeof(struct magnet_tcp_payload),
 		[MAGNET_PAYLOAD_IP] = sizeof(struct magnet_ip_payload),
 		[MAGNET_PAYLOAD_KPROBE] = sizeof(struct magnet_kprobe_payload),
+		[MAGNET_PAYLOAD_SCHED_SWITCH_END] =
+			sizeof(struct magnet_sched_switch_end_payload),
 	};
 	unsigned int t, i, j, n;
 

@@ -7,7 +7,9 @@
 # the children's pids, their sched_exit events with the right exit code,
 # the 3 execs, and sched_switch records that chain on every CPU (the next
 # task of one switch is the previous task of the following one), from
-# which per-CPU run times are computed as in the papers' figures.  The
+# which per-CPU run times are computed, and sched_switch_end records that
+# end each of those switches on its CPU, in the new task, with the
+# switch's duration (at most the time between the two records).  The
 # module is unloaded and loaded again while a reader records, and the
 # documented example module (probes/example.c) records context switches.
 MAGNET_MODULES="magnet magnet_sched"
@@ -22,14 +24,14 @@ magnet_load || bail_out "cannot load the modules"
 
 R=$MAGNET_RESULTS
 N=20
-EVENTS="sched_fork sched_exec sched_exit sched_switch"
+EVENTS="sched_fork sched_exec sched_exit sched_switch sched_switch_end"
 
 n=$(magnetctl -j probe list | python3 -c '
 import json, sys
 ps = json.load(sys.stdin)
 ps = ps["probes"] if isinstance(ps, dict) else ps
 print(" ".join(sorted(p["name"] for p in ps if p.get("module") == "magnet_sched")))')
-check_eq "magnet_sched registers its four probes" "sched_exec sched_exit sched_fork sched_switch" "$n"
+check_eq "magnet_sched registers its five probes" "sched_exec sched_exit sched_fork sched_switch sched_switch_end" "$n"
 
 check "stream create sched (1 MiB x 4)" magnetctl stream create sched subbuf-size 1M subbuf-count 4
 # shellcheck disable=SC2086
@@ -96,11 +98,47 @@ for cpu, l in percpu.items():
 ok(breaks == 0, "switches chain on every CPU (next of one = prev of the next)", "%d breaks" % breaks)
 kidsw = [r for r in sw if r["sched_switch"]["next_pid"] in kids]
 ok(len(kidsw) >= N, "every child was switched in (%d switches to children)" % len(kidsw))
+# sched_switch_end: each switch's end on its CPU, in the new task
+ends = ev("sched_switch_end")
+ok(len(ends) > 0, "sched_switch_end events recorded (%d)" % len(ends))
+ok(all(r["sched_switch_end"]["cpu"] == r["cpu"] and r["abstract_id"] == r["sched_switch_end"]["next_pid"]
+       and r["sched_switch_end"]["switch_ns"] > 0 for r in ends),
+   "sched_switch_end: cpu field = record CPU, abstract ID = next pid, a duration > 0")
+unpaired, bad_time, durs = [], [], collections.defaultdict(list)
+for cpu in percpu:
+    mine = sorted([(r["timestamp"], 0, r) for r in percpu[cpu]] +
+                  [(r["timestamp"], 1, r) for r in ends if r["cpu"] == cpu], key=lambda x: x[:2])
+    et = [t for t, k, _ in mine if k == 1]
+    if not et:
+        continue
+    # between the first and the last end on this CPU, every switch is
+    # followed by its end before the next switch (both hooks attached)
+    last = None
+    for t, k, r in mine:
+        if k == 0:
+            if last is not None and et[0] <= last["timestamp"] <= et[-1]:
+                unpaired.append(last["sched_switch"])
+            last = r
+            continue
+        e = r["sched_switch_end"]
+        if last is None or (last["sched_switch"]["prev_pid"], last["sched_switch"]["next_pid"]) != (e["prev_pid"], e["next_pid"]):
+            if last is not None:
+                unpaired.append(e)
+            continue
+        if e["switch_ns"] > r["timestamp"] - last["timestamp"] + 20000:
+            bad_time.append((e["switch_ns"], r["timestamp"] - last["timestamp"]))
+        durs[cpu].append(e["switch_ns"])
+        last = None
+ok(not unpaired, "every switch between the first and last sched_switch_end on a CPU ends there, same tasks (%d paired)"
+   % sum(len(v) for v in durs.values()), str(unpaired[:3]))
+ok(not bad_time, "each switch's duration is at most the time between its two records (+20 us)", str(bad_time[:3]))
 for cpu in sorted(runs):
     v = sorted(runs[cpu])
+    d = sorted(durs.get(cpu, []))
     if v:
-        print("# cpu %d: %d context switches, run time median %.1f us, max %.1f us" %
-              (cpu, len(v) + 1, v[len(v) // 2] / 1e3, v[-1] / 1e3))
+        print("# cpu %d: %d context switches, run time median %.1f us, max %.1f us; switch duration median %.1f us, max %.1f us (%d)" %
+              (cpu, len(v) + 1, v[len(v) // 2] / 1e3, v[-1] / 1e3,
+               d[len(d) // 2] / 1e3 if d else 0, d[-1] / 1e3 if d else 0, len(d)))
 print("\n".join(out))
 PY
 tap_import "$R/check.tap" $?
