@@ -83,6 +83,17 @@ for k in $kernels; do
 	result "$k t_magnetfs with debugfs=off" $?
 done
 
-[ $fail -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
+# the failures again at the end, each with its failing assertions (a
+# CI log shown only in part still names them)
+if [ $fail -gt 0 ]; then
+	echo "== what failed"
+	for f in "${failed[@]}"; do
+		echo "failed: $f"
+		read -r k t extra <<<"$f"
+		log=build/vm-results/$k/$t/output.log
+		[ -z "$extra" ] && [ -n "$t" ] && [ -f "$log" ] &&
+			grep -E -A2 '^not ok|^Bail out|exit [0-9]+, [0-9]+s' "$log" | head -n 24 | sed 's/^/    /'
+	done
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
