@@ -16,9 +16,9 @@
  * the failed ones, bytes and frames at dev_recv (whose events carry the
  * receiving socket's ID, probes/rx_sock.c).  They have no stream, so they
  * write no record; a period longer than any uptime keeps one open period
- * whose moments are the whole watch.  The last watch gone removes them, and the points'
- * hooks are detached when nothing else uses them.  However many clients
- * watch a socket, its synthesizers exist once.
+ * whose moments are the whole watch.  The last watch gone removes them,
+ * and the points' hooks are detached when nothing else uses them.
+ * However many clients watch a socket, its synthesizers exist once.
  *
  * Subscriptions: a delayed work per file computes one summary per
  * period into a small queue and wakes the readers; the tracing path

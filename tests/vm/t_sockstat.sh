@@ -153,8 +153,8 @@ fcntl.ioctl(fd, req, buf)
 got = struct.unpack_from("<II", buf) + struct.unpack_from("<QQ", buf, 48) + (bytes(buf[248:]),)
 assert got == (248, 2, 10, 10000, b"\xa5" * 8), got
 PY
-check_eq "magnetctl sock show ID (root)" "10 10000" \
-	"$(magnetctl -j sock show "$OINO" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sock_calls"], d["sock_bytes"])')"
+check_eq "magnetctl sock show ID (root): the send side, and the receive side of a socket that only got ACKs" "10 10000 0 0 True True" \
+	"$(magnetctl -j sock show "$OINO" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sock_calls"], d["sock_bytes"], d["rx_sock_calls"], d["rx_sock_errors"], d["rx_dev_frames"] > 0, d["rx_layers"])')"
 
 # ---- 4. subscription ------------------------------------------------------
 N=16	# 4 s / 250 ms
