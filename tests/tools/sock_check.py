@@ -189,24 +189,8 @@ def receive(a, c, p, ino, start, now, rsock, rdev, rerr):
           sum(x[1] for x in rdev))
     print("# receive: %d sock_recv (%d failed), %d dev_recv in [%d, %d)"
           % (len(rsock), rerr, len(rdev), start, now))
-    import os
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import corr_pair
-    names, evs, _ = corr_pair.load_full(a.full[0])
-    chain = [["dev_recv"], ["ip_recv"], ["udp_recv", "tcp_recv"], ["sock_recv"]]
-    steps = [[names[n] for n in alts if n in names] for alts in chain]
-    net_ids = set(e for alts in steps for e in alts)
-    closed, open_, _ = corr_pair.pair(evs, steps, WINDOW, net_ids)
-    # still open at the trace's end: the kernel expired those older than
-    # the window by the time the figures were read (10 ms behind)
-    young = [x for x in open_.values()
-             if x["key"] == ino and start <= x["ts"][0] < now
-             and now - x["ts"][0] <= WINDOW + 20000000]
-    closed += [dict(x, flags=1) for x in open_.values()
-               if now - x["ts"][0] > WINDOW + 20000000]
-    mine = [x for x in closed if x["key"] == ino and start <= x["ts"][0] < now]
-    done = [x for x in mine if x["flags"] == 0]
-    part = [x for x in mine if x["flags"] != 0]
+    done, part, young = paired(a, [["dev_recv"], ["ip_recv"], ["udp_recv", "tcp_recv"], ["sock_recv"]],
+                               ino, start, now, expire_open=True)
     check(fig["flags"] & 16, "the receive layer correlator ran (flag RX_LAYERS)", fig["flags"])
     check(not young, "no receive chain open within the window when read", len(young))
     check(fig["rx_chains"] == len(done),
@@ -215,29 +199,50 @@ def receive(a, c, p, ino, start, now, rsock, rdev, rerr):
     check(fig["rx_chains_partial"] == len(part),
           "receive: chains closed early (restarted, expired) %d = trace"
           % fig["rx_chains_partial"], len(part))
+    steps(done, mean, last, "receive layer step")
+
+
+def paired(a, chain, ino, start, now, expire_open=False):
+    """The socket's chains that started in [start, now), paired in user
+    space (tests/tools/corr_pair.py, window 50 ms): complete, closed early,
+    and still open within the window when the figures were read.  With
+    expire_open, a chain still open at the trace's end and older than the
+    window counts as expired: the kernel's correlator closed it by the
+    time the figures were read (10 ms behind)."""
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import corr_pair
+    names, evs, _ = corr_pair.load_full(a.full[0])
+    ids = [[names[n] for n in alts if n in names] for alts in chain]
+    net_ids = set(e for alts in ids for e in alts)
+    closed, open_, _ = corr_pair.pair(evs, ids, WINDOW, net_ids)
+    young = []
+    if expire_open:
+        young = [x for x in open_.values()
+                 if x["key"] == ino and start <= x["ts"][0] < now
+                 and now - x["ts"][0] <= WINDOW + 20000000]
+        closed += [dict(x, flags=1) for x in open_.values()
+                   if now - x["ts"][0] > WINDOW + 20000000]
+    mine = [x for x in closed if x["key"] == ino and start <= x["ts"][0] < now]
+    return ([x for x in mine if x["flags"] == 0],
+            [x for x in mine if x["flags"] != 0], young)
+
+
+def steps(done, mean, last, what):
+    """Each step's floor of the mean and last delta over the complete chains."""
     if not done:
         return
     for i in range(3):
         d = [x["ts"][i + 1] - x["ts"][i] for x in done]
         check(mean[i] == sum(d) // len(d),
-              "receive layer step %d: mean %d ns = trace" % (i + 1, mean[i]),
-              sum(d) // len(d))
+              "%s %d: mean %d ns = trace" % (what, i + 1, mean[i]), sum(d) // len(d))
         check(last[i] == d[-1],
-              "receive layer step %d: last %d ns = trace" % (i + 1, last[i]), d[-1])
+              "%s %d: last %d ns = trace" % (what, i + 1, last[i]), d[-1])
 
 
 def layers(a, c, p, ino, start, now):
-    import os
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import corr_pair
-    names, evs, _ = corr_pair.load_full(a.full[0])
-    chain = [["tcp_send", "udp_send"], ["ip_send"], ["dev_send"], ["sock_send"]]
-    steps = [[names[n] for n in alts if n in names] for alts in chain]
-    net_ids = set(e for alts in steps for e in alts)
-    closed, _, _ = corr_pair.pair(evs, steps, 50000000, net_ids)
-    mine = [x for x in closed if x["key"] == ino and start <= x["ts"][0] < now]
-    done = [x for x in mine if x["flags"] == 0]
-    part = [x for x in mine if x["flags"] != 0]
+    done, part, _ = paired(a, [["tcp_send", "udp_send"], ["ip_send"], ["dev_send"], ["sock_send"]],
+                           ino, start, now)
     try:
         fig = {k: int(c[p + k]) for k in ("flags", "chains", "chains_partial")}
         mean = [int(c["%slayer_mean%d" % (p, i)]) for i in range(3)]
@@ -252,16 +257,7 @@ def layers(a, c, p, ino, start, now):
     check(fig["chains_partial"] == len(part),
           "sends closed early (coalesced, restarted, expired): %d = trace"
           % fig["chains_partial"], len(part))
-    if not done:
-        return
-    for i in range(3):
-        d = [x["ts"][i + 1] - x["ts"][i] for x in done]
-        check(mean[i] == sum(d) // len(d),
-              "layer step %d: mean %d ns = trace" % (i + 1, mean[i]),
-              sum(d) // len(d))
-        check(last[i] == d[-1],
-              "layer step %d: last %d ns = trace" % (i + 1, last[i]), d[-1])
-
+    steps(done, mean, last, "layer step")
 
 if __name__ == "__main__":
     sys.exit(main())

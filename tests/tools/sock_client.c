@@ -118,6 +118,29 @@ static const char *err_name(int e)
 	}
 }
 
+/* Who and which socket (pid=, uid=, ino=), then watch it (watch=). */
+static int watch_own(int fd)
+{
+	int r;
+
+	printf("pid=%d\nuid=%d\nino=%llu\n", getpid(), getuid(),
+	       (unsigned long long)ino_of(fd));
+	r = magnet_sock_watch(fd);
+	printf("watch=%s\n", err_name(r));
+	return r;
+}
+
+/* The watched socket's figures now (stats=, then st_*). */
+static int stats_own(int fd, struct magnet_sock_stats *st)
+{
+	int r = magnet_sock_stats(fd, st);
+
+	printf("stats=%s\n", err_name(r));
+	if (!r)
+		print_stats("st_", st);
+	return r;
+}
+
 static int recv_fd(const char *path)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -211,21 +234,14 @@ static int do_send(int argc, char **argv)
 		die("usage: send [opts] HOST PORT COUNT");
 	count = parse_num("count", argv[optind + 2], 10000000);
 	fd = tcp_connect(argv[optind], argv[optind + 1]);
-	printf("pid=%d\nuid=%d\nino=%llu\n", getpid(), getuid(),
-	       (unsigned long long)ino_of(fd));
-	r = magnet_sock_watch(fd);
-	printf("watch=%s\n", err_name(r));
-	if (r)
+	if (watch_own(fd))
 		return 1;
 	printf("t_watched=%llu\n", (unsigned long long)mono_ns());
 	fflush(stdout);
 	send_n(fd, size, count, gap);
 	usleep(500000);
-	r = magnet_sock_stats(fd, &st);
-	printf("stats=%s\n", err_name(r));
-	if (r)
+	if (stats_own(fd, &st))
 		return 1;
-	print_stats("st_", &st);
 	if (notsock) {
 		int nfd = open(notsock, O_RDONLY);
 
@@ -265,7 +281,7 @@ static int do_recv(int argc, char **argv)
 	struct timeval tv = { 0 };
 	struct magnet_sock_stats st;
 	char buf[65536];
-	int opt, fd, r;
+	int opt, fd;
 	ssize_t n;
 
 	while ((opt = getopt(argc, argv, "E:t:")) != -1) {
@@ -285,11 +301,7 @@ static int do_recv(int argc, char **argv)
 	tv.tv_sec = secs;
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
 		die("SO_RCVTIMEO:");
-	printf("pid=%d\nuid=%d\nino=%llu\n", getpid(), getuid(),
-	       (unsigned long long)ino_of(fd));
-	r = magnet_sock_watch(fd);
-	printf("watch=%s\n", err_name(r));
-	if (r)
+	if (watch_own(fd))
 		return 1;
 	for (unsigned long i = 0; i < eagains; i++)
 		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) < 0 && errno == EAGAIN)
@@ -307,11 +319,8 @@ static int do_recv(int argc, char **argv)
 	}
 	usleep(300000);
 	printf("got=%lu\nbytes=%lu\neagain=%lu\n", got, bytes, eagain);
-	r = magnet_sock_stats(fd, &st);
-	printf("stats=%s\n", err_name(r));
-	if (r)
+	if (stats_own(fd, &st))
 		return 1;
-	print_stats("st_", &st);
 	printf("done\n");
 	fflush(stdout);
 	close(fd);
