@@ -314,6 +314,11 @@ def tlv_ok(buf):
 # ---------------------------------------------------------------------------
 
 STREAMS = ["fz0", "fz1", "fz2", "fzow", "fzlive"]
+# The one stream of the pool made with the local clock (MAGNET_CLOCK_LOCAL),
+# always: a request's validity may depend on a stream's clock (no
+# synthesizer or correlator writes into it, no application event), and
+# operation I must not depend on the operations before it.
+LOCAL_STREAM = "fz2"
 FILTERS = ["fzf0", "fzf1", "fzf2"]
 SYNTHS = ["fzs0", "fzs1"]
 CORRS = ["fzc0", "fzc1"]
@@ -345,6 +350,7 @@ class Gen:
     def __init__(self, spec, probes, nr_cpus, maxattr=1 << 16):
         self.maxattr = maxattr
         self.op = None
+        self.unchecked = False
         self.spec = spec
         self.probes = probes            # [(id, name)]
         self.nr_cpus = nr_cpus
@@ -360,7 +366,10 @@ class Gen:
             if n == "stream-name" and self.op == "stream-snapshot":
                 return "fzow"
             if n in ("stream-name", "stream"):
-                return r.choice(STREAMS)
+                st = r.choice(STREAMS)
+                if set_name == "synth" and st == LOCAL_STREAM:
+                    self.unchecked = True   # as for a correlator
+                return st
             if n in ("probe-name",):
                 return p[1]
             if n == "name":
@@ -388,7 +397,9 @@ class Gen:
             "priority": lambda: r.randint(-5, 5),
             "group": lambda: r.randrange(64),
             "quantity": lambda: r.randrange(3),
-            "field-offset": lambda: r.choice([0, 4, 8, 16]),
+            # within the 16 bytes of struct magnet_net_payload, the
+            # payload of every point the initial probe dump finds
+            "field-offset": lambda: r.choice([0, 4, 8]),
             "field-width": lambda: r.choice([1, 2, 4, 8]),
             "period": lambda: r.choice([10 ** 7, 10 ** 8, 10 ** 9]),
             "max-keys": lambda: r.choice([1, 16, 1024]),
@@ -425,7 +436,10 @@ class Gen:
             names = ["name", "window", "stream"]
             out += self.encode_attr("corr", s["name"], r.choice(CORRS))
             out += self.encode_attr("corr", s["window"], self.valid_value(r, "corr", s["window"]))
-            out += self.encode_attr("corr", s["stream"], r.choice(STREAMS))
+            st = r.choice(STREAMS)
+            # refused for a local-clock stream, if that is what it is now
+            self.unchecked |= st == LOCAL_STREAM
+            out += self.encode_attr("corr", s["stream"], st)
             # a point appears at most once in a chain
             ids = [p[0] for p in self.probes] or [1, 2, 3, 4]
             pool = r.sample(ids, min(len(ids), 6))
@@ -491,12 +505,20 @@ class Gen:
             for n in req[1:]:
                 if r.random() < 0.5 or s[n]["num"] > self.maxattr:
                     continue
+                if n == "stream-clock" or (n == "stream-app-write" and
+                                           sname == LOCAL_STREAM):
+                    continue        # below
                 v = self.valid_value(r, "magnet", s[n])
                 if n == "stream-mode":
                     v = (v | 2) if sname == "fzow" else (v & 1)
                 out += self.encode_attr("magnet", s[n], v)
             if sname == "fzow" and b"\x08\x00\x21\x00" not in out:
                 out += self.encode_attr("magnet", s["stream-mode"], 2)
+            if "stream-clock" in req and s["stream-clock"]["num"] <= self.maxattr:
+                if sname == LOCAL_STREAM:
+                    out += self.encode_attr("magnet", s["stream-clock"], 2)
+                elif r.random() < 0.5:
+                    out += self.encode_attr("magnet", s["stream-clock"], 1)
             return out
         if name in ("probe-get", "probe-enable", "probe-disable"):
             # one of name / id (both: must agree)
@@ -614,6 +636,7 @@ class Gen:
         """(description, raw message, valid?)"""
         op = r.choice(self.spec.ops)
         k = r.random()
+        self.unchecked = False
         if op["has_dump"] and (not op["has_do"] or r.random() < 0.25):
             payload = b""
             if op["name"] == "synth-get" and r.random() < 0.5:
@@ -627,7 +650,8 @@ class Gen:
             # resuming depends on the stream's state: not checked
             state = op["name"] == "stream-snapshot" and payload.endswith(
                 struct.pack("=HHI", 8, self.spec.sets["magnet"]["stream-snapshot"]["num"], 2))
-            return (op["name"], genl.message(op["num"], payload), None if state else True)
+            return (op["name"], genl.message(op["num"], payload),
+                    None if state or self.unchecked else True)
         if k < 0.92:
             return ("%s mutated" % op["name"],
                     genl.message(op["num"], self.mutate_tlvs(r, payload, "magnet")), False)
