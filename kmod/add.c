@@ -21,8 +21,8 @@
 #include "internal.h"
 
 /*
- * Write one record into @s (ring/rings.c: the one writer of every buffer
- * mode); false when dropped.  Interrupts are off (the caller's one
+ * Write one record into @s (ring/rings.h: the one writer of every buffer
+ * mode, inline); false when dropped.  Interrupts are off (the caller's one
  * irq-off section).  @who, when set, is the pid and tgid the record names
  * instead of the current task's (core records written by magnetk about
  * some other task).
@@ -51,10 +51,12 @@ NOKPROBE_SYMBOL(magnet_write);
 
 /*
  * A core record (SYNTH, CORR, APP) written from process context, about
- * the task @pid / @tgid (0: none); same accounting as an event.
+ * the task @pid / @tgid (0: none); same accounting as an event.  The
+ * ring's write path is inline here too: notrace and NOKPROBE_SYMBOL.
  */
-bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
-		       u32 pid, u32 tgid, const void *payload, u16 len)
+notrace bool magnet_write_core(struct magnet_stream *s, u16 event,
+			       u64 abstract_id, u32 pid, u32 tgid,
+			       const void *payload, u16 len)
 {
 	const u32 who[2] = { pid, tgid };
 	unsigned long flags;
@@ -65,6 +67,7 @@ bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 	local_irq_restore(flags);
 	return ok;
 }
+NOKPROBE_SYMBOL(magnet_write_core);
 
 /*
  * @s is the point's stream, its default route (NULL when only in-kernel
@@ -98,7 +101,8 @@ notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 		this_cpu_inc(*pt->hits);
 		if (!unlikely(READ_ONCE(magnet_filters_active)) ||
 		    !magnet_filter_add(pt, s, abstract_id, payload, len, now))
-			magnet_write(pt, s, abstract_id, payload, len, now);
+			__magnet_write(s, pt->id, abstract_id, payload, len,
+				       now, NULL);
 	}
 	/* in-kernel consumers get every event, whatever the filters say */
 	if (unlikely(t))

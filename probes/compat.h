@@ -108,9 +108,40 @@ static __always_inline struct pt_regs *mnet_fregs_args(struct ftrace_regs *fregs
 	return &fregs->regs;
 #endif
 }
+
+#include <linux/trace_recursion.h>
+/*
+ * The ftrace callback of entry handler @fn (net_hooks.c), one per
+ * handler: the hooked function's trampoline calls it directly and it
+ * calls @fn directly, with no indirect call in between (each one a
+ * retpoline where Spectre v2 mitigations are on, as in Debian's kernels
+ * under TCG).  Registered without FTRACE_OPS_FL_RECURSION, so that ftrace
+ * adds no helper call, it runs with neither recursion protection nor
+ * preemption disabled (Documentation/trace/ftrace-uses.rst): the
+ * recursion trylock gives both.  A call that recursed into a hook in the
+ * same context is not recorded; it is counted (h->recursed) and reported
+ * as lost when the point is disabled.
+ */
+#define MNET_FTRACE_CALLBACK(fn)					\
+void notrace fn##_ftrace(unsigned long ip, unsigned long pip,		\
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)	\
+{									\
+	struct mnet_hook *h = container_of(op, struct mnet_hook, fops);	\
+	int bit = ftrace_test_recursion_trylock(ip, pip);		\
+									\
+	if (unlikely(bit < 0)) {					\
+		atomic_long_inc(&h->recursed);				\
+		return;							\
+	}								\
+	fn(h, mnet_fregs_args(fregs));					\
+	ftrace_test_recursion_unlock(bit);				\
+}
+#define MNET_FTRACE_FN(fn)	fn##_ftrace
 #else
 #define MNET_ENTRY_KIND		MNET_KIND_KPROBE
 #define MNET_ENTRY_PREFIX	"kprobe:"
+#define MNET_FTRACE_CALLBACK(fn)
+#define MNET_FTRACE_FN(fn)	NULL
 #endif
 
 /* Argument @n (0-based) of the probed function, at its entry. */

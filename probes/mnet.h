@@ -27,11 +27,21 @@ struct mnet_hook;
 /* A function-entry handler: the function's arguments are in @regs. */
 typedef void (*mnet_entry_fn)(struct mnet_hook *h, struct pt_regs *regs);
 
+/*
+ * An entry handler and its ftrace callback (compat.h,
+ * MNET_FTRACE_CALLBACK(), defined beside the handler in net_hooks.c).
+ */
+#define MNET_DECLARE_ENTRY(fn)						\
+	void fn(struct mnet_hook *h, struct pt_regs *regs);		\
+	void fn##_ftrace(unsigned long ip, unsigned long pip,		\
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+
 struct mnet_hook {
 	struct magnet_point_desc desc;
 	enum mnet_kind kind;
 	const char *target;		/* function or tracepoint name */
 	mnet_entry_fn entry;		/* ftrace and kprobe kinds */
+	ftrace_func_t ftrace_entry;	/* entry's ftrace callback */
 	kretprobe_handler_t krp_entry;
 	kretprobe_handler_t krp_handler;
 	size_t krp_data_size;
@@ -47,6 +57,7 @@ struct mnet_hook {
 	bool v6_on;			/* v6 is attached */
 	struct tracepoint *tp;
 	unsigned long missed;		/* kprobe/kretprobe misses so far */
+	atomic_long_t recursed;		/* ftrace callback calls refused */
 	union {
 		struct ftrace_ops fops;
 		struct kprobe kp;
@@ -84,6 +95,7 @@ extern const struct magnet_point_ops mnet_ops;
 		.kind = MNET_ENTRY_KIND,				\
 		.target = _sym,						\
 		.entry = _fn,						\
+		.ftrace_entry = MNET_FTRACE_FN(_fn),			\
 	}
 
 /*
@@ -97,6 +109,7 @@ extern const struct magnet_point_ops mnet_ops;
 		.kind = MNET_ENTRY_KIND,				\
 		.target = _sym,						\
 		.entry = _fn,						\
+		.ftrace_entry = MNET_FTRACE_FN(_fn),			\
 		.v6 = _v6,						\
 	}
 
@@ -107,6 +120,7 @@ extern const struct magnet_point_ops mnet_ops;
 		.kind = MNET_ENTRY_KIND,				\
 		.target = _sym,						\
 		.entry = _fn,						\
+		.ftrace_entry = MNET_FTRACE_FN(_fn),			\
 	}
 
 #define MNET_KRETPROBE(_name, _layer, _sym, _entry, _ret, _size)	\
@@ -140,16 +154,16 @@ struct net_device;
 void mnet_sock_send_tp(void *data, struct sock *sk, int ret, int flags);
 void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags);
 int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
-void mnet_sock_send_entry(struct mnet_hook *h, struct pt_regs *regs);
+MNET_DECLARE_ENTRY(mnet_sock_send_entry);
 int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
-void mnet_tcp_send_entry(struct mnet_hook *h, struct pt_regs *regs);
-void mnet_udp_send_entry(struct mnet_hook *h, struct pt_regs *regs);
-void mnet_tcp_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
-void mnet_udp_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
-void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs);
-void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
-void mnet_ip6_send_entry(struct mnet_hook *h, struct pt_regs *regs);
-void mnet_ip6_recv_entry(struct mnet_hook *h, struct pt_regs *regs);
+MNET_DECLARE_ENTRY(mnet_tcp_send_entry);
+MNET_DECLARE_ENTRY(mnet_udp_send_entry);
+MNET_DECLARE_ENTRY(mnet_tcp_recv_entry);
+MNET_DECLARE_ENTRY(mnet_udp_recv_entry);
+MNET_DECLARE_ENTRY(mnet_ip_send_entry);
+MNET_DECLARE_ENTRY(mnet_ip_recv_entry);
+MNET_DECLARE_ENTRY(mnet_ip6_send_entry);
+MNET_DECLARE_ENTRY(mnet_ip6_recv_entry);
 void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
 		      const struct net_device *dev);
 void mnet_dev_recv_tp(void *data, struct sk_buff *skb);

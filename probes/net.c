@@ -23,26 +23,13 @@
 /* --- ftrace: a function's entry ----------------------------------- */
 
 #ifdef MNET_HAVE_FTRACE_ENTRY
-/*
- * ftrace calls this at the entry of the hooked function, with recursion
- * protection and preemption disabled (no FTRACE_OPS_FL_RECURSION), and
- * with the argument registers saved (DYNAMIC_FTRACE_WITH_ARGS).
- */
-static void notrace mnet_ftrace_call(unsigned long ip, unsigned long pip,
-				     struct ftrace_ops *op,
-				     struct ftrace_regs *fregs)
-{
-	struct mnet_hook *h = container_of(op, struct mnet_hook, fops);
-
-	h->entry(h, mnet_fregs_args(fregs));
-}
-
 static int mnet_ftrace_attach(struct mnet_hook *h)
 {
 	int ret;
 
 	memset(&h->fops, 0, sizeof(h->fops));
-	h->fops.func = mnet_ftrace_call;
+	/* the handler's own callback (compat.h, MNET_FTRACE_CALLBACK()) */
+	h->fops.func = h->ftrace_entry;
 	/* -EINVAL when no traceable function has that name */
 	ret = ftrace_set_filter(&h->fops, (unsigned char *)h->target,
 				strlen(h->target), 1);
@@ -58,6 +45,8 @@ static void mnet_ftrace_detach(struct mnet_hook *h)
 	/* waits until no callback runs (the ops is a module's: dynamic) */
 	unregister_ftrace_function(&h->fops);
 	ftrace_free_filter(&h->fops);
+	/* calls refused for recursion: lost events, as a kprobe's misses */
+	h->missed += atomic_long_xchg(&h->recursed, 0);
 }
 #else
 static int mnet_ftrace_attach(struct mnet_hook *h)

@@ -132,6 +132,7 @@ void mnet_sock_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 	mnet_emit(h, magnet_sock_id(sk), mnet_len(len), 0, sk->sk_protocol,
 		  MAGNET_NET_F_TX);
 }
+MNET_FTRACE_CALLBACK(mnet_sock_send_entry)
 
 /*
  * Entry of sock_recvmsg() (struct socket *sock, ...): remember the sock
@@ -203,21 +204,25 @@ void mnet_tcp_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	mnet_l4_send(h, regs, IPPROTO_TCP);
 }
+MNET_FTRACE_CALLBACK(mnet_tcp_send_entry)
 
 void mnet_udp_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	mnet_l4_send(h, regs, IPPROTO_UDP);
 }
+MNET_FTRACE_CALLBACK(mnet_udp_send_entry)
 
 void mnet_tcp_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	mnet_l4_recv(h, regs, IPPROTO_TCP);
 }
+MNET_FTRACE_CALLBACK(mnet_tcp_recv_entry)
 
 void mnet_udp_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	mnet_l4_recv(h, regs, IPPROTO_UDP);
 }
+MNET_FTRACE_CALLBACK(mnet_udp_recv_entry)
 
 /* --- network layer ------------------------------------------------ */
 
@@ -246,11 +251,13 @@ void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	mnet_l3_send(h, regs, ETH_P_IP);
 }
+MNET_FTRACE_CALLBACK(mnet_ip_send_entry)
 
 void mnet_ip6_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	mnet_l3_send(h, regs, ETH_P_IPV6);
 }
+MNET_FTRACE_CALLBACK(mnet_ip6_send_entry)
 
 /*
  * ip_rcv(struct sk_buff *skb, struct net_device *dev, ...): the socket
@@ -272,12 +279,14 @@ void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	mnet_l3_recv(h, regs, ETH_P_IP);
 }
+MNET_FTRACE_CALLBACK(mnet_ip_recv_entry)
 
 /* ipv6_rcv(struct sk_buff *skb, struct net_device *dev, ...) */
 void mnet_ip6_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
 {
 	mnet_l3_recv(h, regs, ETH_P_IPV6);
 }
+MNET_FTRACE_CALLBACK(mnet_ip6_recv_entry)
 
 /* --- device layer ------------------------------------------------- */
 

@@ -29,6 +29,7 @@
 #include <linux/string.h>
 #include <linux/binfmts.h>
 #include <linux/ftrace.h>
+#include <linux/trace_recursion.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/clock.h>
@@ -181,9 +182,21 @@ static void notrace mcs_end(unsigned long ip, unsigned long pip,
 	struct mcs_start *s = this_cpu_ptr(&mcs_start);
 	u64 now = sched_clock();
 	struct magnet_sched_switch_end_payload p;
+	int bit;
 
 	if (!s->t || s->next_pid != current->pid) {
 		s->t = 0;
+		return;
+	}
+	/*
+	 * Registered without FTRACE_OPS_FL_RECURSION (no helper call),
+	 * ftrace leaves recursion protection to the callback
+	 * (Documentation/trace/ftrace-uses.rst); interrupts are off here.
+	 */
+	bit = ftrace_test_recursion_trylock(ip, pip);
+	if (bit < 0) {
+		s->t = 0;
+		magnet_add_lost(READ_ONCE(mcs.pt), 1);
 		return;
 	}
 	p = (struct magnet_sched_switch_end_payload) {
@@ -196,6 +209,7 @@ static void notrace mcs_end(unsigned long ip, unsigned long pip,
 	};
 	s->t = 0;
 	magnet_add(READ_ONCE(mcs.pt), p.next_pid, &p, sizeof(p));
+	ftrace_test_recursion_unlock(bit);
 }
 
 /* "finish_task_switch" or a compiler's clone of it (".isra.0") */

@@ -42,6 +42,8 @@ int magnet_ring_init(struct magnet_ring *r, int cpu, u32 size, u32 count)
 		magnet_ring_free(r);
 		return -ENOMEM;
 	}
+	r->wbuf = r->data;
+	r->wsb = r->sb;
 	local64_set(&r->nmi_lost, 0);
 	return 0;
 }
@@ -65,26 +67,6 @@ static inline char *ring_ptr(struct magnet_ring *r, unsigned long seq,
 {
 	return r->data + (seq % r->count) * (unsigned long)r->size + off;
 }
-
-notrace void magnet_rec_fill_hdr(void *rec, u16 size, u16 event,
-				 u64 abstract_id, u64 ts)
-{
-	struct magnet_rec_hdr *h = rec;
-
-	h->size = size;
-	h->event = event;
-	h->cpu = raw_smp_processor_id();
-	h->abstract_id = abstract_id;
-	h->timestamp = ts;
-	if (in_task()) {
-		h->pid = current->pid;
-		h->tgid = current->tgid;
-	} else {
-		h->pid = 0;
-		h->tgid = 0;
-	}
-}
-NOKPROBE_SYMBOL(magnet_rec_fill_hdr);
 
 /*
  * Overwrite mode, ring full: give up the reader's oldest sub-buffer
@@ -129,6 +111,8 @@ static notrace bool ring_switch(struct magnet_ring *r)
 	sb->end = 0;
 	WRITE_ONCE(sb->commit, 0);
 	r->woff = 0;
+	r->wsb = sb;
+	r->wbuf = ring_ptr(r, next, 0);
 	r->switches++;
 	/* orders the closed sub-buffer's end before the new sequence */
 	smp_store_release(&r->wseq, next);
@@ -150,7 +134,7 @@ static notrace void *ring_space(struct magnet_ring *r, u32 len)
 		if (len > r->size || !ring_switch(r))
 			return NULL;
 	}
-	return ring_ptr(r, r->wseq, r->woff);
+	return r->wbuf + r->woff;
 }
 NOKPROBE_SYMBOL(ring_space);
 
@@ -165,7 +149,7 @@ static notrace void ring_write_lost(struct magnet_ring *r, void *rec, u64 now)
 }
 NOKPROBE_SYMBOL(ring_write_lost);
 
-notrace void magnet_ring_sync_nmi(struct magnet_ring *r)
+notrace void __magnet_ring_sync_nmi(struct magnet_ring *r)
 {
 	u64 n = local64_read(&r->nmi_lost);
 
@@ -176,9 +160,10 @@ notrace void magnet_ring_sync_nmi(struct magnet_ring *r)
 		r->nmi_seen = n;
 	}
 }
-NOKPROBE_SYMBOL(magnet_ring_sync_nmi);
+NOKPROBE_SYMBOL(__magnet_ring_sync_nmi);
 
-notrace void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now)
+/* The slow path of magnet_ring_reserve() (ring.h). */
+notrace void *__magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now)
 {
 	void *p;
 
@@ -202,16 +187,7 @@ notrace void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now)
 	}
 	return ring_space(r, len);
 }
-NOKPROBE_SYMBOL(magnet_ring_reserve);
-
-notrace void magnet_ring_commit(struct magnet_ring *r, u32 len)
-{
-	r->woff += len;
-	r->bytes += len;
-	/* record bytes before the length that publishes them */
-	smp_store_release(&ring_sb(r, r->wseq)->commit, r->woff);
-}
-NOKPROBE_SYMBOL(magnet_ring_commit);
+NOKPROBE_SYMBOL(__magnet_ring_reserve);
 
 notrace void magnet_ring_flush_lost(struct magnet_ring *r, u64 now)
 {

@@ -41,6 +41,13 @@
 #include <linux/types.h>
 #include <linux/irq_work.h>
 #include <asm/local64.h>
+#ifdef __KERNEL__
+#include <linux/compiler.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <asm/barrier.h>
+#endif
 #include "../include/uapi/magnet.h"
 
 struct magnet_subbuf {
@@ -61,6 +68,8 @@ struct magnet_ring {
 	/* writer side: owning CPU, interrupts off */
 	unsigned long wseq;		/* published with release */
 	unsigned long woff;
+	char *wbuf;			/* sub-buffer wseq's memory */
+	struct magnet_subbuf *wsb;	/* and its descriptor */
 	u64 lost_pending;		/* dropped, not yet in a LOST record */
 	u64 nmi_seen;
 	local64_t nmi_lost;		/* drops in NMI context */
@@ -104,19 +113,50 @@ void magnet_ring_free(struct magnet_ring *r);
 
 /*
  * Writer side; interrupts must be off and the caller on r->cpu.
- * Returns space for @len bytes (a multiple of 8) or NULL when full.
- * Pending losses are turned into a LOST record first.
+ *
+ * The fast path (room in the current sub-buffer, no loss to report) is
+ * inline, as lttng-modules' lib_ring_buffer_reserve() is: a few loads
+ * and stores in the caller, no call and no division per event; the rest
+ * (a LOST record, the sub-buffer switch) is out of line.  Being inline
+ * in notrace, NOKPROBE_SYMBOL callers, none of it is a function a
+ * probe can land in.
  */
-void *magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now);
-void magnet_ring_commit(struct magnet_ring *r, u32 len);
+void *__magnet_ring_reserve(struct magnet_ring *r, u32 len, u64 now);
+
+/*
+ * Space for @len bytes (a multiple of 8) or NULL when full.  Pending
+ * losses are turned into a LOST record first.
+ */
+static __always_inline void *magnet_ring_reserve(struct magnet_ring *r,
+						 u32 len, u64 now)
+{
+	if (likely(!r->lost_pending && r->woff + len <= r->size))
+		return r->wbuf + r->woff;
+	return __magnet_ring_reserve(r, len, now);
+}
+
+static __always_inline void magnet_ring_commit(struct magnet_ring *r, u32 len)
+{
+	r->woff += len;
+	r->bytes += len;
+	/* record bytes before the length that publishes them */
+	smp_store_release(&r->wsb->commit, r->woff);
+}
+
 /* Account an event dropped before reaching the ring. */
 static inline void magnet_ring_drop(struct magnet_ring *r)
 {
 	r->lost++;
 	r->lost_pending++;
 }
+
+void __magnet_ring_sync_nmi(struct magnet_ring *r);
 /* Fold drops counted in NMI context into lost/lost_pending. */
-void magnet_ring_sync_nmi(struct magnet_ring *r);
+static __always_inline void magnet_ring_sync_nmi(struct magnet_ring *r)
+{
+	if (unlikely(local64_read(&r->nmi_lost) != r->nmi_seen))
+		__magnet_ring_sync_nmi(r);
+}
 /* Write the pending LOST record now if there is room (flush). */
 void magnet_ring_flush_lost(struct magnet_ring *r, u64 now);
 
@@ -181,9 +221,28 @@ static inline bool magnet_rec_is_event(u16 event)
 	       event == MAGNET_EVENT_APP;
 }
 
-/* Fill a record header; @rec points at reserved ring space. */
-void magnet_rec_fill_hdr(void *rec, u16 size, u16 event, u64 abstract_id,
-			 u64 ts);
+/*
+ * Fill a record header; @rec points at reserved ring space.  A record
+ * written in interrupt context names no task.
+ */
+static __always_inline void magnet_rec_fill_hdr(void *rec, u16 size, u16 event,
+						u64 abstract_id, u64 ts)
+{
+	struct magnet_rec_hdr *h = rec;
+
+	h->size = size;
+	h->event = event;
+	h->cpu = raw_smp_processor_id();
+	h->abstract_id = abstract_id;
+	h->timestamp = ts;
+	if (in_task()) {
+		h->pid = current->pid;
+		h->tgid = current->tgid;
+	} else {
+		h->pid = 0;
+		h->tgid = 0;
+	}
+}
 /*
  * a deleted stream's ring, reader side, once everything else was taken:
  * write its owed LOST record

@@ -2,9 +2,9 @@
 /*
  * A set of rings in one buffer mode: see rings.h.
  *
- * magnet_rings_write() is every mode's writer.  The default, per-CPU
- * discard, touches only this CPU's ring with interrupts off: no lock, no
- * atomic instruction.  A global ring's writers serialize on @glock and
+ * magnet_rings_write() (rings.h, inline in its caller) is every mode's
+ * writer.  The default, per-CPU discard, touches only this CPU's ring
+ * with interrupts off: no lock, no atomic instruction.  A global ring's writers serialize on @glock and
  * take their timestamp under it (in NMI only a trylock: busy counts the
  * event lost), so the ring is in global time order.  An overwrite ring's
  * writers only count their events while the owner has @frozen them for
@@ -115,79 +115,41 @@ static notrace u64 rings_global_now(struct magnet_rings *rs, u64 now)
 }
 NOKPROBE_SYMBOL(rings_global_now);
 
-/* The record itself, in space reserved in @r. */
-static __always_inline void rings_fill(struct magnet_ring *r, void *rec,
-				       u32 size, u16 event, u64 abstract_id,
-				       const void *payload, u16 len, u64 now,
-				       const u32 *who)
+/*
+ * magnet_rings_write()'s global mode (rings.h has the per-CPU one, inline
+ * in the caller): the writers serialize on @glock and take their
+ * timestamp under it, so the ring is in global time order.
+ */
+notrace bool __magnet_rings_write_global(struct magnet_rings *rs, u16 event,
+					 u64 abstract_id, const void *payload,
+					 u16 len, const u32 *who)
 {
-	magnet_rec_fill_hdr(rec, size, event, abstract_id, now);
-	if (who) {
-		((struct magnet_rec_hdr *)rec)->pid = who[0];
-		((struct magnet_rec_hdr *)rec)->tgid = who[1];
-	}
-	memcpy(rec + MAGNET_REC_HDR_SIZE, payload, len);
-	memset(rec + MAGNET_REC_HDR_SIZE + len, 0,
-	       size - MAGNET_REC_HDR_SIZE - len);
-	magnet_ring_commit(r, size);
-	r->written++;
-}
-
-notrace bool magnet_rings_write(struct magnet_rings *rs, u16 event,
-				u64 abstract_id, const void *payload, u16 len,
-				u64 mono, const u32 *who)
-{
-	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
 	struct magnet_ring *r = rs->global;
-	void *rec = NULL;
-	u64 now;
+	u64 now = magnet_rings_clock(rs);
+	bool ok;
 
-	if (likely(!r)) {
-		r = this_cpu_ptr(rs->pcpu);
-		if (unlikely(in_nmi())) {
-			local64_inc(&r->nmi_lost);
+	if (unlikely(in_nmi())) {
+		/* the lock holder may be the code this NMI interrupted */
+		if (!raw_spin_trylock(&rs->glock)) {
+			atomic64_inc(&rs->gnmi_lost);
 			return false;
 		}
-		magnet_ring_sync_nmi(r);
-		/* interrupts are off: read on this CPU, so it never goes back */
-		now = (rs->clock == MAGNET_CLOCK_MONOTONIC && mono) ? mono :
-		      magnet_rings_clock(rs);
 	} else {
-		now = magnet_rings_clock(rs);
-		if (unlikely(in_nmi())) {
-			/* the lock holder may be the code this NMI interrupted */
-			if (!raw_spin_trylock(&rs->glock)) {
-				atomic64_inc(&rs->gnmi_lost);
-				return false;
-			}
-		} else {
-			raw_spin_lock(&rs->glock);
-		}
-		rings_global_sync_nmi(rs);
-		/*
-		 * The global order is the ring's: a timestamp is the clock
-		 * read just before the lock, raised to the last one in the
-		 * ring, so it may be a little later than the @mono
-		 * synthesizers and correlators saw for the same event.
-		 */
-		now = rings_global_now(rs, now);
+		raw_spin_lock(&rs->glock);
 	}
-	r->produced++;
-	/* frozen: a reader is in the rings (overwrite mode only) */
-	if (unlikely(READ_ONCE(rs->frozen)))
-		r->frozen_lost++;
-	else if (likely(len <= MAGNET_PAYLOAD_MAX))
-		rec = magnet_ring_reserve(r, size, now);
-	if (unlikely(!rec))
-		magnet_ring_drop(r);
-	else
-		rings_fill(r, rec, size, event, abstract_id, payload, len, now,
-			   who);
-	if (rs->global)
-		raw_spin_unlock(&rs->glock);
-	return rec != NULL;
+	rings_global_sync_nmi(rs);
+	/*
+	 * The global order is the ring's: a timestamp is the clock read
+	 * just before the lock, raised to the last one in the ring, so it
+	 * may be a little later than the @mono synthesizers and correlators
+	 * saw for the same event.
+	 */
+	now = rings_global_now(rs, now);
+	ok = magnet_rings_put(rs, r, event, abstract_id, payload, len, now, who);
+	raw_spin_unlock(&rs->glock);
+	return ok;
 }
-NOKPROBE_SYMBOL(magnet_rings_write);
+NOKPROBE_SYMBOL(__magnet_rings_write_global);
 
 notrace void magnet_rings_add_lost(struct magnet_rings *rs, u64 n)
 {

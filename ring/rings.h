@@ -23,6 +23,9 @@
 #include <linux/atomic.h>
 #include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
+#include <linux/hardirq.h>
+#include <linux/string.h>
+#include <linux/align.h>
 #include "ring.h"
 
 struct magnet_rings {
@@ -64,8 +67,89 @@ static __always_inline u64 magnet_rings_clock(const struct magnet_rings *rs)
  * stream reads its own clock.  @who, when set, is the pid and tgid the
  * record names instead of the current task's.
  */
-bool magnet_rings_write(struct magnet_rings *rs, u16 event, u64 abstract_id,
-			const void *payload, u16 len, u64 mono, const u32 *who);
+/*
+ * Write one record into @r's reserved space, or count it lost: the tail
+ * of magnet_rings_write() in every mode.  Interrupts off, on r's CPU or
+ * under the global ring's lock.
+ */
+static __always_inline bool magnet_rings_put(struct magnet_rings *rs,
+					     struct magnet_ring *r, u16 event,
+					     u64 abstract_id,
+					     const void *payload, u16 len,
+					     u64 now, const u32 *who)
+{
+	u32 size = ALIGN(MAGNET_REC_HDR_SIZE + len, MAGNET_REC_ALIGN);
+	struct magnet_rec_hdr *h = NULL;
+
+	r->produced++;
+	/* frozen: a reader is in the rings (overwrite mode only) */
+	if (unlikely(READ_ONCE(rs->frozen)))
+		r->frozen_lost++;
+	else if (likely(len <= MAGNET_PAYLOAD_MAX))
+		h = magnet_ring_reserve(r, size, now);
+	if (unlikely(!h)) {
+		magnet_ring_drop(r);
+		return false;
+	}
+	/*
+	 * The padding (< 8 bytes, as size is the aligned length) is in the
+	 * record's last 8-byte word: zero that word first, then the header
+	 * and the payload overwrite their part of it.  One store, not a
+	 * memset() call per event.
+	 */
+	*(u64 *)((char *)h + size - sizeof(u64)) = 0;
+	magnet_rec_fill_hdr(h, size, event, abstract_id, now);
+	if (who) {
+		h->pid = who[0];
+		h->tgid = who[1];
+	}
+	memcpy((char *)h + MAGNET_REC_HDR_SIZE, payload, len);
+	magnet_ring_commit(r, size);
+	r->written++;
+	return true;
+}
+
+bool __magnet_rings_write_global(struct magnet_rings *rs, u16 event,
+				 u64 abstract_id, const void *payload, u16 len,
+				 const u32 *who);
+
+/*
+ * The one writer routine of every buffer mode, interrupts off; false
+ * when the record was dropped (counted).  @mono is CLOCK_MONOTONIC read
+ * in the caller's irq-off section (0: not read); a monotonic per-CPU
+ * ring uses it, so the record's time equals what synthesizers and
+ * correlators saw.  @who, when set, is the pid and tgid the record names.
+ *
+ * The default, per-CPU, is inline in the caller and touches only this
+ * CPU's ring: no lock, no atomic instruction, no call but the clock's
+ * (where @mono is not given) and the slow paths'.  In NMI context a
+ * per-CPU ring is only counted as lost (the code it interrupted may be
+ * in the middle of a reserve).  Like ring.h's, all of it is inline in
+ * notrace, NOKPROBE_SYMBOL callers.
+ */
+static __always_inline bool magnet_rings_write(struct magnet_rings *rs,
+					       u16 event, u64 abstract_id,
+					       const void *payload, u16 len,
+					       u64 mono, const u32 *who)
+{
+	struct magnet_ring *r;
+	u64 now;
+
+	if (unlikely(rs->global))
+		return __magnet_rings_write_global(rs, event, abstract_id,
+						   payload, len, who);
+	r = this_cpu_ptr(rs->pcpu);
+	if (unlikely(in_nmi())) {
+		local64_inc(&r->nmi_lost);
+		return false;
+	}
+	magnet_ring_sync_nmi(r);
+	/* interrupts are off: read on this CPU, so it never goes back */
+	now = (rs->clock == MAGNET_CLOCK_MONOTONIC && mono) ? mono :
+	      magnet_rings_clock(rs);
+	return magnet_rings_put(rs, r, event, abstract_id, payload, len, now,
+				who);
+}
 /* Count @n events lost before they reached the rings (any context). */
 void magnet_rings_add_lost(struct magnet_rings *rs, u64 n);
 /* Write every ring's pending LOST record (an IPI per CPU); may sleep. */
