@@ -50,10 +50,12 @@ check_eq "a taken name is refused" 2 $?
 case $msg in *"already exists"*) ok "with a message: $msg" ;; *) not_ok "message says the name is taken" "$msg" ;; esac
 msg=$(magnetctl probe add bad3 kretprobe vfs_write+4 2>&1)
 check_eq "a kretprobe with an offset is a usage error" 1 $?
-# the recording path cannot be probed: the ring's write path is
-# NOKPROBE_SYMBOL for every kprobe user (tracefs too), and MAGNET refuses
-# any point in its own core
-for sym in magnet_ring_reserve magnet_ring_commit __magnet_add magnet_rings_write; do
+# the recording path cannot be probed: its common case is inline in
+# __magnet_add() and magnet_write_core() (ring/ring.h, ring/rings.h), which
+# are NOKPROBE_SYMBOL like the out-of-line slow paths, for every kprobe user
+# (tracefs too), and MAGNET refuses any point in its own core
+for sym in __magnet_add magnet_write magnet_write_core __magnet_ring_reserve \
+	__magnet_ring_sync_nmi __magnet_rings_write_global; do
 	msg=$(magnetctl probe add bad_ring kprobe "$sym" 2>&1)
 	rc=$?
 	case $msg in
@@ -63,20 +65,26 @@ for sym in magnet_ring_reserve magnet_ring_commit __magnet_add magnet_rings_writ
 	*) not_ok "a kprobe on $sym is refused with the reason" "exit $rc: $msg" ;;
 	esac
 done
+# the inline part has no symbol of its own to put a probe on
+for sym in magnet_ring_reserve magnet_ring_commit magnet_rings_write magnet_rec_fill_hdr; do
+	grep -q " $sym\b" /proc/kallsyms &&
+		not_ok "$sym is inline (no symbol)" "$(grep " $sym\b" /proc/kallsyms)" ||
+		ok "$sym is inline (no symbol)"
+done
 msg=$(magnetctl probe add bad_core kprobe magnet_stream_snapshot 2>&1)
 check_eq "a kprobe elsewhere in MAGNET's core is refused (exit 2)" 2 $?
 case $msg in *"MAGNET's core"*) ok "with a message: $msg" ;; *) not_ok "message names the core" "$msg" ;; esac
 KE=/sys/kernel/tracing/kprobe_events
 [ -w "$KE" ] || KE=/sys/kernel/debug/tracing/kprobe_events
 if [ -w "$KE" ]; then
-	if echo 'p:magnet_ring_probe magnet_ring_reserve' >>"$KE" 2>/dev/null; then
+	if echo 'p:magnet_ring_probe __magnet_ring_reserve' >>"$KE" 2>/dev/null; then
 		echo '-:magnet_ring_probe' >>"$KE"
-		not_ok "tracefs kprobe_events refuses magnet_ring_reserve (NOKPROBE_SYMBOL)"
+		not_ok "tracefs kprobe_events refuses __magnet_ring_reserve (NOKPROBE_SYMBOL)"
 	else
-		ok "tracefs kprobe_events refuses magnet_ring_reserve (NOKPROBE_SYMBOL)"
+		ok "tracefs kprobe_events refuses __magnet_ring_reserve (NOKPROBE_SYMBOL)"
 	fi
 else
-	skip "tracefs kprobe_events refuses magnet_ring_reserve" "no kprobe_events file"
+	skip "tracefs kprobe_events refuses __magnet_ring_reserve" "no kprobe_events file"
 fi
 msg=$(magnetctl probe del no_such_probe 2>&1)
 check_eq "deleting an unknown run-time kprobe is refused (exit 5)" 5 $?
