@@ -4,11 +4,12 @@
  *
  * magnet_rings_write() (rings.h, inline in its caller) is every mode's
  * writer.  The default, per-CPU discard, touches only this CPU's ring
- * with interrupts off: no lock, no atomic instruction.  A global ring's writers serialize on @glock and
- * take their timestamp under it (in NMI only a trylock: busy counts the
- * event lost), so the ring is in global time order.  An overwrite ring's
- * writers only count their events while the owner has @frozen them for
- * a reader.  Like ring.c, the write path is notrace and NOKPROBE_SYMBOL.
+ * with interrupts off: no lock, no atomic instruction.  A global ring's
+ * writers serialize on @glock and take their timestamp under it (in NMI
+ * only a trylock: busy counts the event lost), so the ring is in global
+ * time order.  An overwrite ring's writers only count their events while
+ * the owner has @frozen them for a reader.  Like ring.c, the write path
+ * is notrace and NOKPROBE_SYMBOL.
  */
 #include <linux/slab.h>
 #include <linux/smp.h>
