@@ -60,14 +60,6 @@ static __always_inline u64 magnet_rings_clock(const struct magnet_rings *rs)
 }
 
 /*
- * Write one record, interrupts off; false when it was dropped (counted,
- * reported by a LOST record).  @mono is CLOCK_MONOTONIC if the caller
- * read it for this event (the time its synthesizers and correlators saw,
- * which a monotonic stream's record then carries too), 0 if not; a LOCAL
- * stream reads its own clock.  @who, when set, is the pid and tgid the
- * record names instead of the current task's.
- */
-/*
  * Write one record into @r's reserved space, or count it lost: the tail
  * of magnet_rings_write() in every mode.  Interrupts off, on r's CPU or
  * under the global ring's lock.
@@ -115,10 +107,12 @@ bool __magnet_rings_write_global(struct magnet_rings *rs, u16 event,
 
 /*
  * The one writer routine of every buffer mode, interrupts off; false
- * when the record was dropped (counted).  @mono is CLOCK_MONOTONIC read
- * in the caller's irq-off section (0: not read); a monotonic per-CPU
- * ring uses it, so the record's time equals what synthesizers and
- * correlators saw.  @who, when set, is the pid and tgid the record names.
+ * when the record was dropped (counted, reported by a LOST record).
+ * @mono is CLOCK_MONOTONIC if the caller read it for this event (the
+ * time its synthesizers and correlators saw, which a monotonic per-CPU
+ * stream's record then carries too), 0 if not; a LOCAL stream reads its
+ * own clock.  @who, when set, is the pid and tgid the record names
+ * instead of the current task's.
  *
  * The default, per-CPU, is inline in the caller and touches only this
  * CPU's ring: no lock, no atomic instruction, no call but the clock's
