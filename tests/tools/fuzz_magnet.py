@@ -315,14 +315,14 @@ def tlv_ok(buf):
 
 STREAMS = ["fz0", "fz1", "fz2", "fzow", "fzlive"]
 # The one stream of the pool made with the local clock (MAGNET_CLOCK_LOCAL),
-# always: a request's validity may depend on a stream's clock (no
-# synthesizer or correlator writes into it, no application event), and
-# operation I must not depend on the operations before it.
+# always, and without application events (they carry CLOCK_MONOTONIC).
 LOCAL_STREAM = "fz2"
-# Refusals that depend on how a pool object was last made, which a
-# mutated request may have done differently (a stream-new that lost its
-# mode or gained the local clock and still succeeded): not failures of a
-# request that is valid by itself.
+# Refusals that depend on how a pool object was last made: no synthesizer
+# or correlator writes into a local-clock stream (fz2, or another that a
+# mutated stream-new gave the local clock), only a flight recorder takes
+# snapshots (a mutated stream-new may have made fzow without the mode).
+# Operation I must not depend on the operations before it, so these are
+# not failures of a request that is valid by itself.
 STATE_RULES = ("is not in overwrite mode", "uses the local clock",
                "application events carry CLOCK_MONOTONIC")
 FILTERS = ["fzf0", "fzf1", "fzf2"]
@@ -356,7 +356,6 @@ class Gen:
     def __init__(self, spec, probes, nr_cpus, maxattr=1 << 16):
         self.maxattr = maxattr
         self.op = None
-        self.unchecked = False
         self.spec = spec
         self.probes = probes            # [(id, name)]
         self.nr_cpus = nr_cpus
@@ -372,10 +371,7 @@ class Gen:
             if n == "stream-name" and self.op == "stream-snapshot":
                 return "fzow"
             if n in ("stream-name", "stream"):
-                st = r.choice(STREAMS)
-                if set_name == "synth" and st == LOCAL_STREAM:
-                    self.unchecked = True   # as for a correlator
-                return st
+                return r.choice(STREAMS)
             if n in ("probe-name",):
                 return p[1]
             if n == "name":
@@ -442,10 +438,7 @@ class Gen:
             names = ["name", "window", "stream"]
             out += self.encode_attr("corr", s["name"], r.choice(CORRS))
             out += self.encode_attr("corr", s["window"], self.valid_value(r, "corr", s["window"]))
-            st = r.choice(STREAMS)
-            # refused for a local-clock stream, if that is what it is now
-            self.unchecked |= st == LOCAL_STREAM
-            out += self.encode_attr("corr", s["stream"], st)
+            out += self.encode_attr("corr", s["stream"], r.choice(STREAMS))
             # a point appears at most once in a chain
             ids = [p[0] for p in self.probes] or [1, 2, 3, 4]
             pool = r.sample(ids, min(len(ids), 6))
@@ -644,7 +637,6 @@ class Gen:
         """(description, raw message, valid?)"""
         op = r.choice(self.spec.ops)
         k = r.random()
-        self.unchecked = False
         if op["has_dump"] and (not op["has_do"] or r.random() < 0.25):
             payload = b""
             if op["name"] == "synth-get" and r.random() < 0.5:
@@ -658,8 +650,7 @@ class Gen:
             # resuming depends on the stream's state: not checked
             state = op["name"] == "stream-snapshot" and payload.endswith(
                 struct.pack("=HHI", 8, self.spec.sets["magnet"]["stream-snapshot"]["num"], 2))
-            return (op["name"], genl.message(op["num"], payload),
-                    None if state or self.unchecked else True)
+            return (op["name"], genl.message(op["num"], payload), None if state else True)
         if k < 0.92:
             return ("%s mutated" % op["name"],
                     genl.message(op["num"], self.mutate_tlvs(r, payload, "magnet")), False)
