@@ -80,9 +80,11 @@ NOKPROBE_SYMBOL(magnet_write_core);
  * agree exactly, and each ring still receives its records in time order.
  * A stream on the local clock (MAGNET_CLOCK_LOCAL) reads that instead, so
  * the common case, one stream and nothing else, reads one clock.
+ * @owner only matters to cgroup keys of filters and synthesizers.
  */
 notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
-			  u64 abstract_id, const void *payload, u16 len)
+			  u64 abstract_id, const void *payload, u16 len,
+			  const struct sock *owner)
 {
 	struct magnet_taps *t;
 	unsigned long flags;
@@ -96,11 +98,12 @@ notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 		     READ_ONCE(magnet_filters_active)))
 		now = ktime_get_mono_fast_ns();
 	if (unlikely(magnet_point_synth(pt)))
-		magnet_synth_feed(pt, abstract_id, payload, len, now);
+		magnet_synth_feed(pt, abstract_id, payload, len, now, owner);
 	if (likely(s)) {
 		this_cpu_inc(*pt->hits);
 		if (!unlikely(READ_ONCE(magnet_filters_active)) ||
-		    !magnet_filter_add(pt, s, abstract_id, payload, len, now))
+		    !magnet_filter_add(pt, s, abstract_id, payload, len, now,
+				       owner))
 			__magnet_write(s, pt->id, abstract_id, payload, len,
 				       now, NULL);
 	}

@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
+#include <net/sock.h>
 #include "filter.h"
 
 #define MAGNET_FTAB_BITS	6
@@ -189,21 +190,39 @@ void magnet_filter_read_cnt(struct magnet_filter *f,
 /* ---- fast path: rcu_read_lock_sched held, not in NMI ----------------- */
 
 /*
- * The current task's cgroup v2 and its ID.  No rcu_read_lock() of its own:
- * the caller's rcu_read_lock_sched section keeps the cgroup and its
- * ancestors alive, since RCU's flavours are one (4.20) and the grace period
- * before a cgroup is freed waits for preemption-disabled sections too;
- * lockdep agrees (task_css_set_check() accepts rcu_read_lock_sched_held()).
- * The fast path so takes no RCU read lock per event, cgroup key or not.
+ * The cgroup v2 an event is about, and its ID, for cgroup keys (filters
+ * and synthesizers): the current task's in task context; in interrupt
+ * context, where the interrupted task is not who the event is about, the
+ * cgroup of @owner, the local socket the event is about (the cgroup its
+ * creator was in, which the kernel keeps with the socket for cgroup BPF;
+ * an accepted socket has its listener's), else none.  No rcu_read_lock()
+ * of its own: the caller's rcu_read_lock_sched section keeps the cgroup
+ * and its ancestors alive, since RCU's flavours are one (4.20) and the
+ * grace period before a cgroup is freed waits for preemption-disabled
+ * sections too; lockdep agrees (task_css_set_check() accepts
+ * rcu_read_lock_sched_held()).  A socket holds its cgroup, and @owner is
+ * held by the caller.  The fast path so takes no RCU read lock per event,
+ * cgroup key or not.
  */
-static notrace void current_cgroup(struct magnet_fkey *ev)
+notrace void magnet_event_cgroup(struct magnet_fkey *ev,
+				 const struct sock *owner)
 {
 #ifdef CONFIG_CGROUPS
-	ev->cgrp = task_dfl_cgroup(current);
-	ev->cgroup = cgroup_id(ev->cgrp);
+	struct cgroup *c = NULL;
+
+	if (in_task())
+		c = task_dfl_cgroup(current);
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	else if (owner)
+		c = READ_ONCE(owner->sk_cgrp_data.cgroup);
+#endif
+	if (c) {
+		ev->cgrp = c;
+		ev->cgroup = cgroup_id(c);
+	}
 #endif
 }
-NOKPROBE_SYMBOL(current_cgroup);
+NOKPROBE_SYMBOL(magnet_event_cgroup);
 
 static notrace struct magnet_filter *chain_first(struct hlist_head *h,
 					 const struct magnet_fkey *ev)
@@ -218,7 +237,8 @@ static notrace struct magnet_filter *chain_first(struct hlist_head *h,
 NOKPROBE_SYMBOL(chain_first);
 
 static notrace struct magnet_filter *magnet_filter_lookup(struct magnet_point *pt,
-						  u64 abstract_id)
+						  u64 abstract_id,
+						  const struct sock *owner)
 {
 	struct magnet_fkey ev = {
 		.event = pt->id,
@@ -227,13 +247,13 @@ static notrace struct magnet_filter *magnet_filter_lookup(struct magnet_point *p
 	};
 	struct magnet_filter *a, *w;
 
-	/* the caller's rcu_read_lock_sched keeps the cgroup valid (above) */
 	if (in_task()) {
 		ev.pid = current->pid;
 		ev.tgid = current->tgid;
-		if (READ_ONCE(magnet_nr_cgroup_filters))
-			current_cgroup(&ev);
 	}
+	/* the caller's rcu_read_lock_sched keeps the cgroup valid (above) */
+	if (READ_ONCE(magnet_nr_cgroup_filters))
+		magnet_event_cgroup(&ev, owner);
 	a = chain_first(&magnet_ftab[pt->id & (MAGNET_FTAB_SIZE - 1)], &ev);
 	w = chain_first(&magnet_ftab[MAGNET_FTAB_WILD], &ev);
 	if (!a)
@@ -255,7 +275,8 @@ NOKPROBE_SYMBOL(filter_refuse);
  * Returns false when no filter matches: the caller writes it to @s.
  */
 notrace bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
-		       u64 abstract_id, const void *payload, u16 len, u64 now)
+		       u64 abstract_id, const void *payload, u16 len, u64 now,
+		       const struct sock *owner)
 {
 	struct magnet_filter *f;
 	unsigned int i;
@@ -263,7 +284,7 @@ notrace bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 
 	if (unlikely(in_nmi()))
 		return false;
-	f = magnet_filter_lookup(pt, abstract_id);
+	f = magnet_filter_lookup(pt, abstract_id, owner);
 	if (!f)
 		return false;
 	this_cpu_inc(f->cnt->matched);
@@ -306,7 +327,7 @@ notrace bool __magnet_wants(struct magnet_point *pt, u64 abstract_id)
 	rcu_read_lock_sched_notrace();
 	if (unlikely(in_nmi()))
 		goto out;
-	f = magnet_filter_lookup(pt, abstract_id);
+	f = magnet_filter_lookup(pt, abstract_id, NULL);
 	if (!f)
 		goto out;
 	if (f->action == MAGNET_FILTER_DROP ||

@@ -29,6 +29,8 @@ struct dentry;
 struct genl_info;
 struct netlink_callback;
 struct sk_buff;
+struct sock;
+struct magnet_fkey;
 
 struct magnet_stream {
 	char name[MAGNET_NAME_MAX];
@@ -142,7 +144,9 @@ bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 /* filter.c; @now as in magnet_write_at() */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 		       u64 abstract_id, const void *payload, u16 len,
-		       u64 now);
+		       u64 now, const struct sock *owner);
+/* the cgroup of an event for cgroup keys: the task's, or @owner's in irq */
+void magnet_event_cgroup(struct magnet_fkey *ev, const struct sock *owner);
 void magnet_filters_stream_gone(struct magnet_stream *s);
 void magnet_filters_teardown(void);
 
@@ -206,7 +210,8 @@ void magnet_db_point_put(struct magnet_point *pt);
 
 /* synth.c: synthesizers (docs/SYNTH.md) */
 void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
-		       const void *payload, u16 len, u64 now);
+		       const void *payload, u16 len, u64 now,
+		       const struct sock *owner);
 long magnet_synth_tick(void);
 void magnet_synths_stream_gone(struct magnet_stream *s);
 void magnet_synths_point_gone(struct magnet_point *pt);

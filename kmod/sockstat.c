@@ -197,6 +197,7 @@ static int ss_synth_add(struct ss_sock *ss, int i, struct magnet_synth **syp)
 	sy->pt = pt;
 	sy->match.mask = MAGNET_FK_AID;
 	sy->match.abstract_id = ss->id;
+	sy->owner = ss->sk;		/* the inode number alone can repeat */
 	sy->group = 0;			/* one key: the socket */
 	if (i == SS_IVAL) {
 		sy->quantity = MAGNET_SYNTH_Q_INTERVAL;

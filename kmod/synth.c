@@ -202,23 +202,6 @@ NOKPROBE_SYMBOL(skey_get);
 
 /* ---- fast path: interrupts off, rcu_read_lock_sched ---------------------- */
 
-/*
- * The current task's cgroup v2 and its ID.  No rcu_read_lock() of its own:
- * the caller's rcu_read_lock_sched section keeps the cgroup and its
- * ancestors alive, since RCU's flavours are one (4.20) and the grace period
- * before a cgroup is freed waits for preemption-disabled sections too;
- * lockdep agrees (task_css_set_check() accepts rcu_read_lock_sched_held()).
- * The fast path so takes no RCU read lock per event, cgroup key or not (see filter.c).
- */
-static notrace void synth_cgroup(struct magnet_fkey *ev)
-{
-#ifdef CONFIG_CGROUPS
-	ev->cgrp = task_dfl_cgroup(current);
-	ev->cgroup = cgroup_id(ev->cgrp);
-#endif
-}
-NOKPROBE_SYMBOL(synth_cgroup);
-
 static notrace void synth_account(struct magnet_synth *sy, const struct magnet_fkey *ev,
 			  u16 len, const void *payload, u64 now)
 {
@@ -313,7 +296,8 @@ static __always_inline bool synth_flags_want(const struct magnet_synth *sy,
 }
 
 notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
-		       const void *payload, u16 len, u64 now)
+		       const void *payload, u16 len, u64 now,
+		       const struct sock *owner)
 {
 	struct magnet_fkey ev = {
 		.event = pt->id,
@@ -321,13 +305,13 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		.abstract_id = abstract_id,
 	};
 	struct magnet_synth *sy;
-	bool task = in_task(), cg = false;
+	bool cg = false;
 
-	if (task) {
+	if (in_task()) {
 		ev.pid = current->pid;
 		ev.tgid = current->tgid;
 	}
-	/* the caller's rcu_read_lock_sched keeps the cgroup valid (synth_cgroup) */
+	/* the caller's rcu_read_lock_sched keeps the cgroup valid (filter.c) */
 	hlist_for_each_entry_rcu(sy, &pt->synths, pnode) {
 		if (unlikely(in_nmi())) {
 			this_cpu_inc(sy->cnt->nmi);
@@ -335,8 +319,7 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		}
 		if (unlikely((sy->match.mask | sy->group) & MAGNET_FK_CGROUP) &&
 		    !cg) {
-			if (task)
-				synth_cgroup(&ev);
+			magnet_event_cgroup(&ev, owner);
 			cg = true;
 		}
 		/* exactly the events of [start, end): see insert/remove */
@@ -345,6 +328,8 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		if (!magnet_fkey_match(&sy->match, &ev))
 			continue;
 		if (unlikely(sy->flag_mask) && !synth_flags_want(sy, payload, len))
+			continue;
+		if (unlikely(sy->owner) && sy->owner != owner)
 			continue;
 		this_cpu_inc(sy->cnt->matched);
 		synth_account(sy, &ev, len, payload, now);

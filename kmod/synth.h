@@ -77,6 +77,13 @@ struct magnet_synth {
 	 * successful calls apart from the failed ones, MAGNET_NET_F_ERROR).
 	 */
 	u16 flag_off, flag_mask, flag_want;
+	/*
+	 * Internal too: with @owner, only the events magnet_add_owned() says
+	 * are about that socket (sockstat: a watched socket's inode number
+	 * can repeat on a busy machine, its struct sock cannot while the
+	 * watch holds it).  A pointer compared, never read.
+	 */
+	const struct sock *owner;
 };
 
 extern struct list_head magnet_synths;

@@ -30,7 +30,12 @@
 #include "sock_id.h"
 #include "rx_sock.h"
 
-static __always_inline void mnet_emit(struct mnet_hook *h, u64 id, u32 len,
+/*
+ * @sk, when set, is the local socket the event is about: in interrupt
+ * context its cgroup is the event's for cgroup keys (magnet_add_owned()).
+ */
+static __always_inline void mnet_emit(struct mnet_hook *h,
+				      const struct sock *sk, u32 len,
 				      u32 ifindex, u16 proto, u16 flags)
 {
 	struct magnet_net_payload p = {
@@ -40,11 +45,13 @@ static __always_inline void mnet_emit(struct mnet_hook *h, u64 id, u32 len,
 		.flags = flags,
 	};
 
-	magnet_add(READ_ONCE(h->pt), id, &p, sizeof(p));
+	magnet_add_owned(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p),
+			 magnet_sock_owner(sk));
 }
 
 /* The same for a packet: its length and, for GSO packets, the segments. */
-static __always_inline void mnet_emit_skb(struct mnet_hook *h, u64 id,
+static __always_inline void mnet_emit_skb(struct mnet_hook *h,
+					  const struct sock *sk,
 					  const struct sk_buff *skb,
 					  u32 ifindex, u16 proto, u16 flags)
 {
@@ -60,7 +67,8 @@ static __always_inline void mnet_emit_skb(struct mnet_hook *h, u64 id,
 		p.gso_size = si->gso_size;
 		p.gso_segs = si->gso_segs;
 	}
-	magnet_add(READ_ONCE(h->pt), id, &p, sizeof(p));
+	magnet_add_owned(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p),
+			 magnet_sock_owner(sk));
 }
 
 static __always_inline u32 mnet_len(size_t len)
@@ -88,7 +96,8 @@ static __always_inline void mnet_emit_ret(struct mnet_hook *h,
 		p.flags |= MAGNET_NET_F_ERROR;
 		p.err = max(ret, -MAX_ERRNO);
 	}
-	magnet_add(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p));
+	magnet_add_owned(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p),
+			 magnet_sock_owner(sk));
 }
 
 /* --- socket layer ------------------------------------------------- */
@@ -129,8 +138,7 @@ void mnet_sock_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 	len = msg_data_left(msg);
 	if (!len)
 		return;
-	mnet_emit(h, magnet_sock_id(sk), mnet_len(len), 0, sk->sk_protocol,
-		  MAGNET_NET_F_TX);
+	mnet_emit(h, sk, mnet_len(len), 0, sk->sk_protocol, MAGNET_NET_F_TX);
 }
 MNET_FTRACE_CALLBACK(mnet_sock_send_entry)
 
@@ -180,8 +188,7 @@ static __always_inline void mnet_l4_send(struct mnet_hook *h,
 	struct sock *sk = (struct sock *)mnet_arg(regs, 0);
 	size_t len = mnet_arg(regs, 2);
 
-	mnet_emit(h, magnet_sock_id(sk), mnet_len(len), 0, proto,
-		  MAGNET_NET_F_TX);
+	mnet_emit(h, sk, mnet_len(len), 0, proto, MAGNET_NET_F_TX);
 }
 
 /*
@@ -196,8 +203,7 @@ static __always_inline void mnet_l4_recv(struct mnet_hook *h,
 
 	if (!skb)
 		return;
-	mnet_emit_skb(h, magnet_sock_id(sk), skb, skb->skb_iif, proto,
-		      MAGNET_NET_F_RX);
+	mnet_emit_skb(h, sk, skb, skb->skb_iif, proto, MAGNET_NET_F_RX);
 }
 
 void mnet_tcp_send_entry(struct mnet_hook *h, struct pt_regs *regs)
@@ -243,8 +249,7 @@ static __always_inline void mnet_l3_send(struct mnet_hook *h,
 	dev = mnet_skb_dst_dev(skb) ?: skb->dev;
 	ifindex = dev ? READ_ONCE(dev->ifindex) : 0;
 	rcu_read_unlock();
-	mnet_emit_skb(h, magnet_sock_id(skb->sk), skb, ifindex, proto,
-		      MAGNET_NET_F_TX);
+	mnet_emit_skb(h, skb->sk, skb, ifindex, proto, MAGNET_NET_F_TX);
 }
 
 void mnet_ip_send_entry(struct mnet_hook *h, struct pt_regs *regs)
@@ -260,9 +265,28 @@ void mnet_ip6_send_entry(struct mnet_hook *h, struct pt_regs *regs)
 MNET_FTRACE_CALLBACK(mnet_ip6_send_entry)
 
 /*
- * ip_rcv(struct sk_buff *skb, struct net_device *dev, ...): the socket
- * the packet is for is looked up (rx_sock.c), 0 when none takes it.
+ * A received packet at the device or IP layer: the local socket it is for
+ * is looked up (rx_sock.c) and held while the event is recorded, so that
+ * its ID and its cgroup are the event's; ID 0 when no socket takes it.
  */
+static __always_inline void mnet_emit_rx(struct mnet_hook *h,
+					 const struct sk_buff *skb,
+					 const struct net_device *dev,
+					 __be16 proto)
+{
+	bool refcounted = false;
+	struct sock *sk;
+
+	rcu_read_lock();
+	sk = mnet_rx_sock(skb, dev, proto, &refcounted);
+	mnet_emit_skb(h, sk, skb, dev ? dev->ifindex : 0, ntohs(proto),
+		      MAGNET_NET_F_RX);
+	if (refcounted)
+		sock_gen_put(sk);
+	rcu_read_unlock();
+}
+
+/* ip_rcv(struct sk_buff *skb, struct net_device *dev, ...) */
 static __always_inline void mnet_l3_recv(struct mnet_hook *h,
 					 struct pt_regs *regs, u16 proto)
 {
@@ -271,8 +295,7 @@ static __always_inline void mnet_l3_recv(struct mnet_hook *h,
 
 	if (!skb)
 		return;
-	mnet_emit_skb(h, mnet_rx_sock_id(skb, dev, htons(proto)), skb,
-		      dev ? dev->ifindex : 0, proto, MAGNET_NET_F_RX);
+	mnet_emit_rx(h, skb, dev, htons(proto));
 }
 
 void mnet_ip_recv_entry(struct mnet_hook *h, struct pt_regs *regs)
@@ -294,16 +317,14 @@ MNET_FTRACE_CALLBACK(mnet_ip6_recv_entry)
 void mnet_dev_send_tp(void *data, const struct sk_buff *skb,
 		      const struct net_device *dev)
 {
-	mnet_emit_skb(data, magnet_sock_id(skb->sk), skb, dev->ifindex,
-		      ntohs(skb->protocol), MAGNET_NET_F_TX);
+	mnet_emit_skb(data, skb->sk, skb, dev->ifindex, ntohs(skb->protocol),
+		      MAGNET_NET_F_TX);
 }
 
 /* net:netif_receive_skb: the receiving socket as for ip_recv */
 void mnet_dev_recv_tp(void *data, struct sk_buff *skb)
 {
-	mnet_emit_skb(data, mnet_rx_sock_id(skb, skb->dev, skb->protocol), skb,
-		      skb->dev ? skb->dev->ifindex : 0, ntohs(skb->protocol),
-		      MAGNET_NET_F_RX);
+	mnet_emit_rx(data, skb, skb->dev, skb->protocol);
 }
 
 /*

@@ -9,11 +9,11 @@
  * (skb_header_pointer(), nothing pulled or written), then the kernel's
  * own tables: TCP established (and time-wait, request) sockets, then TCP
  * listeners, then UDP sockets, in the namespace of the receiving device.
- * The lookup runs under the hook's RCU read side; an established TCP
- * socket comes back with a reference, dropped at once (sock_gen_put(),
- * as the stack does), listeners and UDP sockets are RCU-freed and come
- * back without one.  No lock, no allocation, bounded work: a hash and
- * one chain walk per table.
+ * The lookup runs under the caller's RCU read side; an established TCP
+ * socket comes back with a reference, which the caller drops once the
+ * event is recorded (sock_gen_put(), as the stack does), listeners and
+ * UDP sockets are RCU-freed and come back without one.  No lock, no
+ * allocation, bounded work: a hash and one chain walk per table.
  *
  * What it cannot know: a UDP socket chosen by a reuseport BPF program
  * (it needs the packet at the UDP header; the hash choice is used
@@ -37,27 +37,14 @@
 
 #include "compat.h"
 #include "rx_sock.h"
-#include "sock_id.h"
 
 struct rx_ports {
 	__be16 sport;
 	__be16 dport;
 };
 
-/* The socket found, its ID read, the reference dropped if there was one. */
-static u64 rx_id_put(struct sock *sk, bool refcounted)
-{
-	u64 id;
-
-	if (!sk)
-		return 0;
-	id = magnet_sock_id(sk);
-	if (refcounted)
-		sock_gen_put(sk);
-	return id;
-}
-
-static u64 rx_id4(struct net *net, const struct sk_buff *skb, int dif)
+static struct sock *rx_sk4(struct net *net, const struct sk_buff *skb,
+			   int dif, bool *refcounted)
 {
 	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
 	const struct rx_ports *pp;
@@ -69,29 +56,30 @@ static u64 rx_id4(struct net *net, const struct sk_buff *skb, int dif)
 	iph = skb_header_pointer(skb, 0, sizeof(ih), &ih);
 	if (!iph || iph->version != 4 || iph->ihl < 5 ||
 	    (iph->frag_off & htons(IP_OFFSET)))
-		return 0;
+		return NULL;
 	if (iph->protocol != IPPROTO_TCP && iph->protocol != IPPROTO_UDP)
-		return 0;
+		return NULL;
 	pp = skb_header_pointer(skb, iph->ihl * 4, sizeof(ports), &ports);
 	if (!pp)
-		return 0;
+		return NULL;
 	if (iph->protocol == IPPROTO_UDP)
-		return rx_id_put(__udp4_lib_lookup(net, iph->saddr, pp->sport,
-						   iph->daddr, pp->dport, dif,
-						   0, mnet_udp_table(net),
-						   NULL), false);
+		return __udp4_lib_lookup(net, iph->saddr, pp->sport,
+					 iph->daddr, pp->dport, dif, 0,
+					 mnet_udp_table(net), NULL);
 	sk = __inet_lookup_established(net, hinfo, iph->saddr, pp->sport,
 				       iph->daddr, ntohs(pp->dport), dif, 0);
-	if (sk)
-		return rx_id_put(sk, true);
-	return rx_id_put(__inet_lookup_listener(net, hinfo, NULL, 0,
-						iph->saddr, pp->sport,
-						iph->daddr, ntohs(pp->dport),
-						dif, 0), false);
+	if (sk) {
+		*refcounted = true;
+		return sk;
+	}
+	return __inet_lookup_listener(net, hinfo, NULL, 0, iph->saddr,
+				      pp->sport, iph->daddr, ntohs(pp->dport),
+				      dif, 0);
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
-static u64 rx_id6(struct net *net, const struct sk_buff *skb, int dif)
+static struct sock *rx_sk6(struct net *net, const struct sk_buff *skb,
+			   int dif, bool *refcounted)
 {
 	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
 	const struct ipv6hdr *ip6;
@@ -104,42 +92,41 @@ static u64 rx_id6(struct net *net, const struct sk_buff *skb, int dif)
 	/* extension headers are not walked: TCP or UDP right after */
 	if (!ip6 || ip6->version != 6 ||
 	    (ip6->nexthdr != IPPROTO_TCP && ip6->nexthdr != IPPROTO_UDP))
-		return 0;
+		return NULL;
 	pp = skb_header_pointer(skb, sizeof(*ip6), sizeof(ports), &ports);
 	if (!pp)
-		return 0;
+		return NULL;
 	if (ip6->nexthdr == IPPROTO_UDP)
-		return rx_id_put(__udp6_lib_lookup(net, &ip6->saddr, pp->sport,
-						   &ip6->daddr, pp->dport, dif,
-						   0, mnet_udp_table(net),
-						   NULL), false);
+		return __udp6_lib_lookup(net, &ip6->saddr, pp->sport,
+					 &ip6->daddr, pp->dport, dif, 0,
+					 mnet_udp_table(net), NULL);
 	sk = __inet6_lookup_established(net, hinfo, &ip6->saddr, pp->sport,
 					&ip6->daddr, ntohs(pp->dport), dif, 0);
-	if (sk)
-		return rx_id_put(sk, true);
-	return rx_id_put(inet6_lookup_listener(net, hinfo, NULL, 0,
-					       &ip6->saddr, pp->sport,
-					       &ip6->daddr, ntohs(pp->dport),
-					       dif, 0), false);
+	if (sk) {
+		*refcounted = true;
+		return sk;
+	}
+	return inet6_lookup_listener(net, hinfo, NULL, 0, &ip6->saddr,
+				     pp->sport, &ip6->daddr, ntohs(pp->dport),
+				     dif, 0);
 }
 #endif
 
-u64 mnet_rx_sock_id(const struct sk_buff *skb, const struct net_device *dev,
-		    __be16 proto)
+struct sock *mnet_rx_sock(const struct sk_buff *skb,
+			  const struct net_device *dev, __be16 proto,
+			  bool *refcounted)
 {
 	struct net *net;
-	u64 id = 0;
 
+	*refcounted = false;
 	if (!dev)
-		return 0;
-	rcu_read_lock();
+		return NULL;
 	net = dev_net(dev);
 	if (proto == htons(ETH_P_IP))
-		id = rx_id4(net, skb, dev->ifindex);
+		return rx_sk4(net, skb, dev->ifindex, refcounted);
 #if IS_ENABLED(CONFIG_IPV6)
-	else if (proto == htons(ETH_P_IPV6))
-		id = rx_id6(net, skb, dev->ifindex);
+	if (proto == htons(ETH_P_IPV6))
+		return rx_sk6(net, skb, dev->ifindex, refcounted);
 #endif
-	rcu_read_unlock();
-	return id;
+	return NULL;
 }

@@ -24,4 +24,14 @@ static __always_inline u64 magnet_sock_id(const struct sock *sk)
 	return sock ? SOCK_INODE(sock)->i_ino : 0;
 }
 
+/*
+ * The owner of an event about @sk for magnet_add_owned(): the socket when
+ * it is a full one (a time-wait or request socket has no cgroup), else
+ * NULL.
+ */
+static __always_inline const struct sock *magnet_sock_owner(const struct sock *sk)
+{
+	return sk && sk_fullsock(sk) ? sk : NULL;
+}
+
 #endif /* _MAGNET_PROBES_SOCK_ID_H */

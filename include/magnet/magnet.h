@@ -26,6 +26,7 @@ struct magnet_stream;
 struct magnet_point;
 struct magnet_taps;
 struct module;
+struct sock;
 
 struct magnet_point_ops {
 	/* Attach the hook.  Process context, may sleep.  0 or -errno. */
@@ -75,10 +76,13 @@ void magnet_point_unregister(struct magnet_point *pt);
  * Record an event.  @abstract_id says what the event is about (for
  * network events the socket inode number), @payload/@len is copied into
  * the record (len <= MAGNET_PAYLOAD_MAX).  Drops are counted, never lost
- * silently.
+ * silently.  @owner (or NULL) is the local full socket the event is about:
+ * in interrupt context, where no task is the event's, filters' and
+ * synthesizers' cgroup keys see the socket's cgroup (docs/FILTERS.md).
  */
 void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
-		  u64 abstract_id, const void *payload, u16 len);
+		  u64 abstract_id, const void *payload, u16 len,
+		  const struct sock *owner);
 
 /*
  * Account @n events of @pt that its hook could not deliver (e.g. the
@@ -108,17 +112,29 @@ static __always_inline bool magnet_point_enabled(const struct magnet_point *pt)
 	       unlikely(magnet_point_internal(pt));
 }
 
-/* @s may be NULL when only in-kernel consumers read the point. */
-static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
-				       const void *payload, u16 len)
+/*
+ * magnet_add_owned(): an event about the local socket @owner (a full
+ * socket, or NULL), which it is attributed to in interrupt context.
+ * @s may be NULL when only in-kernel consumers read the point.
+ */
+static __always_inline void magnet_add_owned(struct magnet_point *pt,
+					     u64 abstract_id,
+					     const void *payload, u16 len,
+					     const struct sock *owner)
 {
 	struct magnet_stream *s;
 
 	rcu_read_lock_sched_notrace();
 	s = rcu_dereference_sched(pt->stream);
 	if (s || unlikely(magnet_point_internal(pt)))
-		__magnet_add(pt, s, abstract_id, payload, len);
+		__magnet_add(pt, s, abstract_id, payload, len, owner);
 	rcu_read_unlock_sched_notrace();
+}
+
+static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
+				       const void *payload, u16 len)
+{
+	magnet_add_owned(pt, abstract_id, payload, len, NULL);
 }
 
 /*
@@ -126,7 +142,9 @@ static __always_inline void magnet_add(struct magnet_point *pt, u64 abstract_id,
  * the point is disabled or a filter would certainly refuse the event
  * (a drop filter, or a time-sampling filter whose period has not run
  * out; the refusal is counted).  When it returns true, call magnet_add().
- * 1-in-N count sampling is decided by magnet_add() only.
+ * 1-in-N count sampling is decided by magnet_add() only.  It knows no
+ * owner: a probe whose events are attributed to a socket in interrupt
+ * context (magnet_add_owned()) calls magnet_add_owned() alone.
  */
 extern int magnet_filters_active;
 bool __magnet_wants(struct magnet_point *pt, u64 abstract_id);

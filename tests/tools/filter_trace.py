@@ -8,7 +8,8 @@ filter_trace.py TRACE
   event name; selftest: per "cpu/irq" the count, min and max sequence
   number and whether the sequence numbers are exactly min..max; ts: the
   selftest timestamps per cpu (for time sampling); tgid: per event name,
-  per tgid, the count of task-context records.
+  per tgid, the count of task-context records; irq: per event name, per
+  abstract ID, the count of interrupt-context records (tgid 0).
 """
 import json
 import struct
@@ -19,7 +20,7 @@ def summarize(path):
     data = open(path, "rb").read()
     off, names = 0, {}
     out = {"records": 0, "lost": 0, "by_event": {}, "selftest": {},
-           "ts": {}, "tgid": {}}
+           "ts": {}, "tgid": {}, "irq": {}}
     seqs = {}
     while off + 32 <= len(data):
         size, ev, cpu, aid, ts, pid, tgid = struct.unpack_from("<HHIQQII", data, off)
@@ -37,6 +38,9 @@ def summarize(path):
             if tgid:
                 t = out["tgid"].setdefault(name, {})
                 t[str(tgid)] = t.get(str(tgid), 0) + 1
+            else:
+                t = out["irq"].setdefault(name, {})
+                t[str(aid)] = t.get(str(aid), 0) + 1
             if name == "selftest":
                 seq, pcpu, irq = struct.unpack_from("<QII", data, off + 32)
                 assert pcpu == cpu == aid, (off, pcpu, cpu, aid)

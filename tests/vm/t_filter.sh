@@ -10,7 +10,10 @@
 #     where it should and nowhere else (sequence numbers complete).
 #  2. pid, tgid and cgroup keys with UDP senders: a process in a child of
 #     a cgroup v2 gets the stream of that cgroup's filter (a subtree
-#     match); a cgroup ID that does not exist is refused.
+#     match); a cgroup ID that does not exist is refused; a datagram
+#     received in softirq, while the sender's task runs, matches the
+#     cgroup filter of its receiving socket at dev_recv, ip_recv and
+#     udp_recv, and a socket of another cgroup's does not.
 #  3. 1-in-40 count sampling delivers exactly ceil(N/40); time sampling
 #     keeps events at least one period apart.
 #  4. Removing a filter, and a stream a filter feeds, while events flow.
@@ -175,6 +178,44 @@ check((ft["matched"], ft["dropped"], ft["delivered"]) == (2 * n, 2 * n, 0),
       "tgid drop filter: all %d task events of its process refused" % (2 * n), ft)
 PY
 for f in f_pid f_cg f_tgid; do magnetctl filter del $f; done
+
+# receive side: no task is the event's in softirq, the receiving socket's
+# cgroup is.  Two sinks, one in a child of the filter's cgroup (moved there
+# before it makes its socket, which takes its creator's cgroup), one not;
+# the sender (the task the softirq runs on) is in neither.
+magnetctl stream create rx subbuf-size 1M subbuf-count 4
+bg rsink_cg in_b sh -c "sleep 2; exec $MAGNET_TOOLS/udp_sink -q 3000 5003 $N"
+check "move receiver ${BG_PID[rsink_cg]} into $CG/mgfilt/sub" \
+	sh -c "echo ${BG_PID[rsink_cg]} > $CG/mgfilt/sub/cgroup.procs"
+udp_sink_start rsink_root 5004 -q 3000 $N || bail_out "udp_sink"
+wait_line "$(out rsink_cg)" 'ino=' 20 || not_ok "receiver in the cgroup ready" "$(cat "$(out rsink_cg)")"
+wait_line "$(out rsink_root)" 'ino=' 20
+ino() { sed -n 's/.*ino=\([0-9]*\).*/\1/p' "$(out "$1")" | head -1; }
+I_CG=$(ino rsink_cg) I_ROOT=$(ino rsink_root)
+diag "receiver sockets: in the cgroup $I_CG, in the root $I_ROOT"
+check "filter f_rx: cgroup $CG/mgfilt -> rx" magnetctl filter add f_rx cgroup $CG/mgfilt stream rx
+check "enable dev_recv ip_recv udp_recv into net" magnetctl probe enable dev_recv ip_recv udp_recv stream net
+record_start net rx
+check "$N datagrams to the receiver in the cgroup" in_a "$MAGNET_TOOLS/udp_flood" "$IP_B" 5003 $N 200
+check "$N datagrams to the receiver in the root" in_a "$MAGNET_TOOLS/udp_flood" "$IP_B" 5004 $N 200
+bg_wait rsink_cg 30 || diag "rsink_cg: exit $?"
+bg_wait rsink_root 30 || diag "rsink_root: exit $?"
+check "disable" magnetctl probe disable dev_recv ip_recv udp_recv
+record_stop net rx
+TRACES="net rx" N=$N I_CG=$I_CG I_ROOT=$I_ROOT pycheck phase2rx <<'PY'
+n, cg, root = int(env["N"]), env["I_CG"], env["I_ROOT"]
+for ev in ("dev_recv", "ip_recv", "udp_recv"):
+    rx = T["rx"]["irq"].get(ev, {})
+    net = T["net"]["irq"].get(ev, {})
+    diag("%s in softirq per socket: rx %s, net %s" % (ev, rx, net))
+    check(rx == {cg: n}, "%s: the %d datagrams of the socket in the cgroup, received in softirq, "
+          "went to its cgroup's filter, and nothing else" % (ev, n), rx)
+    check(net.get(root) == n and cg not in net,
+          "%s: the other socket's %d datagrams stayed in the probe's stream" % (ev, n), net)
+    check(ev not in T["rx"]["tgid"], "%s: no task-context record in rx" % ev, T["rx"]["tgid"])
+check(F["f_rx"]["matched"] == 3 * n, "f_rx matched 3 x %d" % n, F["f_rx"])
+PY
+magnetctl filter del f_rx
 diag "phase 2 done at ${SECONDS}s"
 
 # ---- 3. sampling ---------------------------------------------------------------
