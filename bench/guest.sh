@@ -14,7 +14,7 @@
 #   the hooks part's repetitions
 # (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
 #
-# Files: micro.csv, perturb.csv, fixedrate.csv, hooks.csv + hookinfo.csv, drain.csv + memcpy.csv,
+# Files: micro.csv, perturb.csv, fixedrate.csv, hooks.csv + hookinfo.csv, drain.csv + memcpy.csv + filewrite.csv,
 # lossless.csv, loss.csv, lossrule.csv, sampling.csv, filtering.csv, env.txt, and the
 # raw iperf3/tcpdump/bpftrace outputs of each run under raw/.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
@@ -661,7 +661,8 @@ fixedrate() {
 
 # ------------------------------------------------------------------
 # 3. drain throughput: a kthread on CPU 0 adds events as fast as it can,
-#    a reader on CPU 1 drains them: magnetctl record (libaio, to a file in
+#    a reader on CPU 1 drains them: magnetctl record (whole sub-buffers
+#    from the mapped rings, span by span, written to a file in
 #    the guest's /tmp) or tests/tools/stream_drain (libmagnet's read(),
 #    libaio or io_uring path, into memory), with a 256 KiB watermark
 # ------------------------------------------------------------------
@@ -713,6 +714,17 @@ print(",".join(sys.argv[8:]) + ",%.3f,%d,%d,%d,%d,%.2f,%.0f,%.3f,%.1f" % (s, pro
 PY
 }
 
+# filewrite REP: a row of filewrite.csv, dd's write(2) bandwidth to $TMPD
+filewrite() {
+	local t0 t1
+	t0=$(date +%s%N)
+	taskset -c 1 dd if=/dev/zero of="$TMPD/filewrite" bs=256K count=1024 status=none || return 0
+	t1=$(date +%s%N)
+	rm -f "$TMPD/filewrite"
+	echo "$KV,$1,$(awk -v ns=$((t1 - t0)) 'BEGIN {printf "%.0f", 268435456 / (ns / 1e3)}')" >>"$R/filewrite.csv"
+	echo "# filewrite: $(tail -1 "$R/filewrite.csv") MB/s"
+}
+
 drain_one() {	# drain_one METHOD LEN REP
 	drain_run "$1" "$2" 0 "$D_MS" "drain.$1.$2.$3"
 	dr_row "$R/drain.csv" "$KV" "$1" "$2" "$3"
@@ -724,11 +736,15 @@ drain() {
 	[ -x "$MAGNET_TOOLS/stream_drain" ] && methods="record read aio uring"
 	echo "kernel,method,len,rep,seconds,produced,lost,read,bytes,MBps,events_per_s,loss_pct,reader_cpu" >"$R/drain.csv"
 	echo "kernel,rep,MBps" >"$R/memcpy.csv"
+	echo "kernel,rep,MBps" >"$R/filewrite.csv"
 	for rep in $(seq 1 "$D_REPS"); do
 		# what a copy of whole sub-buffers could reach: memcpy() on CPU 1
 		line=$(bench_cmd 1 "memcpy 2048") &&
 			echo "$KV,$rep,$(sed -E 's/.*MBps=([0-9]+).*/\1/' <<<"$line")" >>"$R/memcpy.csv"
 		echo "# memcpy: $line"
+		# what writing a file there can reach: 256 MiB in 256 KiB write(2)s
+		# from CPU 1 into the /tmp magnetctl record writes to
+		filewrite "$rep"
 		for len in 24 64 256 1024 4064; do
 			for m in $methods; do
 				drain_one "$m" "$len" "$rep"
