@@ -39,11 +39,8 @@ result "unit tests (ctest)" "${PIPESTATUS[0]}"
 python3 tests/tools/selftest_check_trace.py >build/selftest_check_trace.log 2>&1
 result "check_trace.py self-test" $?
 
-# the VM tests CI runs in the newest PREEMPT_RT kernel (MAGNET_RT_TESTS);
-# not t_bufmode: its check that a snapshot froze the flight recorder
-# mid-load needs the load still running then, which RT's timing under
-# TCG does not always give (tests/vm/README.md)
-rt_tests="t_stress t_readpath t_magnetfs t_synth t_corr t_sockstat t_hotplug"
+# the VM tests CI runs in the newest PREEMPT_RT kernel (MAGNET_RT_TESTS)
+rt_tests="t_stress t_readpath t_magnetfs t_synth t_corr t_sockstat t_hotplug t_bufmode"
 
 kernels=$(./scripts/kernels.sh)
 [ -n "$kernels" ] || { echo "no kernel with headers installed"; exit 1; }
