@@ -32,7 +32,7 @@
 
 /*
  * @sk, when set, is the local socket the event is about: in interrupt
- * context its cgroup is the event's for cgroup keys (magnet_add_owned()).
+ * context its cgroup is the event's for cgroup keys (magnet_add_sock()).
  */
 static __always_inline void mnet_emit(struct mnet_hook *h,
 				      const struct sock *sk, u32 len,
@@ -45,8 +45,7 @@ static __always_inline void mnet_emit(struct mnet_hook *h,
 		.flags = flags,
 	};
 
-	magnet_add_owned(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p),
-			 magnet_sock_owner(sk));
+	magnet_add_sock(READ_ONCE(h->pt), sk, &p, sizeof(p));
 }
 
 /* The same for a packet: its length and, for GSO packets, the segments. */
@@ -67,8 +66,7 @@ static __always_inline void mnet_emit_skb(struct mnet_hook *h,
 		p.gso_size = si->gso_size;
 		p.gso_segs = si->gso_segs;
 	}
-	magnet_add_owned(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p),
-			 magnet_sock_owner(sk));
+	magnet_add_sock(READ_ONCE(h->pt), sk, &p, sizeof(p));
 }
 
 static __always_inline u32 mnet_len(size_t len)
@@ -96,8 +94,7 @@ static __always_inline void mnet_emit_ret(struct mnet_hook *h,
 		p.flags |= MAGNET_NET_F_ERROR;
 		p.err = max(ret, -MAX_ERRNO);
 	}
-	magnet_add_owned(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p),
-			 magnet_sock_owner(sk));
+	magnet_add_sock(READ_ONCE(h->pt), sk, &p, sizeof(p));
 }
 
 /* --- socket layer ------------------------------------------------- */

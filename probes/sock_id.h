@@ -8,6 +8,7 @@
 
 #include <linux/net.h>
 #include <net/sock.h>
+#include <magnet/magnet.h>
 
 /*
  * Inode number of the socket @sk belongs to, 0 if none or not a full sk.
@@ -25,13 +26,17 @@ static __always_inline u64 magnet_sock_id(const struct sock *sk)
 }
 
 /*
- * The owner of an event about @sk for magnet_add_owned(): the socket when
- * it is a full one (a time-wait or request socket has no cgroup), else
- * NULL.
+ * Record an event about the socket @sk (or none): its inode number as the
+ * abstract ID and, when it is a full socket, the socket itself as the
+ * event's owner, whose cgroup is the event's in interrupt context
+ * (magnet_add_owned()); a time-wait or request socket has no cgroup.
  */
-static __always_inline const struct sock *magnet_sock_owner(const struct sock *sk)
+static __always_inline void magnet_add_sock(struct magnet_point *pt,
+					    const struct sock *sk,
+					    const void *payload, u16 len)
 {
-	return sk && sk_fullsock(sk) ? sk : NULL;
+	magnet_add_owned(pt, magnet_sock_id(sk), payload, len,
+			 sk && sk_fullsock(sk) ? sk : NULL);
 }
 
 #endif /* _MAGNET_PROBES_SOCK_ID_H */

@@ -78,8 +78,7 @@ static __always_inline void mtcpip_tcp(struct mtp_hook *h, struct sock *sk,
 		.mss_cache = READ_ONCE(tp->mss_cache),
 	};
 
-	magnet_add_owned(READ_ONCE(h->pt), magnet_sock_id(sk), &p, sizeof(p),
-			 magnet_sock_owner(sk));
+	magnet_add_sock(READ_ONCE(h->pt), sk, &p, sizeof(p));
 }
 
 /* tcp:tcp_probe, socket locked, TCP header at tcp_hdr(skb) */
@@ -192,8 +191,7 @@ static __always_inline void mtcpip_ip(struct mtp_hook *h,
 	if (n && skb_copy_bits(skb, off, r.bytes, n))
 		n = 0;
 	r.p.hdr_len = n;
-	magnet_add_owned(READ_ONCE(h->pt), magnet_sock_id(skb->sk), &r,
-			 sizeof(r.p) + n, magnet_sock_owner(skb->sk));
+	magnet_add_sock(READ_ONCE(h->pt), skb->sk, &r, sizeof(r.p) + n);
 }
 
 /* net:net_dev_start_xmit: skb->data at the link header */
