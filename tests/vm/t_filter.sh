@@ -184,7 +184,8 @@ for f in f_pid f_cg f_tgid; do magnetctl filter del $f; done
 # before it makes its socket, which takes its creator's cgroup), one not;
 # the sender (the task the softirq runs on) is in neither.
 magnetctl stream create rx subbuf-size 1M subbuf-count 4
-bg rsink_cg in_b sh -c "sleep 2; exec $MAGNET_TOOLS/udp_sink -q 3000 5003 $N"
+# (it waits, at most 20 s, until it is in the cgroup, then makes its socket)
+bg rsink_cg in_b sh -c "for i in \$(seq 200); do grep -q '^0::/mgfilt/sub\$' /proc/self/cgroup && break; sleep 0.1; done; exec $MAGNET_TOOLS/udp_sink -q 3000 5003 $N"
 check "move receiver ${BG_PID[rsink_cg]} into $CG/mgfilt/sub" \
 	sh -c "echo ${BG_PID[rsink_cg]} > $CG/mgfilt/sub/cgroup.procs"
 udp_sink_start rsink_root 5004 -q 3000 $N || bail_out "udp_sink"
