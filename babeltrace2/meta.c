@@ -19,48 +19,6 @@
 
 #include "mbt.h"
 
-#define F(type, member, k)						\
-	{ #member, offsetof(type, member),				\
-	  sizeof(((type *)0)->member), MAGNET_FIELD_##k }
-
-/* Payloads libmagnet decodes into structs of their own, as tables. */
-#define NP struct magnet_net_payload
-static const struct magnet_field net_fields[] = {
-	F(NP, len, UINT), F(NP, ifindex, UINT), F(NP, proto, HEX),
-	F(NP, flags, HEX), F(NP, gso_size, UINT), F(NP, gso_segs, UINT),
-};
-
-#define AP struct magnet_app_payload
-static const struct magnet_field app_fields[] = {
-	F(AP, fd, INT), F(AP, req, UINT), F(AP, ret, INT),
-	F(AP, entry_ns, UINT), F(AP, exit_ns, UINT), F(AP, flags, HEX),
-	F(AP, msg_flags, HEX),
-};
-
-#define SY struct magnet_synth_payload
-static const struct magnet_field synth_fields[] = {
-	F(SY, name, STR), F(SY, period_start, UINT), F(SY, period_end, UINT),
-	F(SY, count, UINT), F(SY, min, UINT), F(SY, max, UINT),
-	F(SY, sum_lo, UINT), F(SY, sum_hi, UINT), F(SY, sumsq_lo, UINT),
-	F(SY, sumsq_hi, UINT), F(SY, mean, UINT), F(SY, variance, UINT),
-	F(SY, cgroup, UINT), F(SY, abstract_id, UINT), F(SY, event, UINT),
-	F(SY, cpu, UINT), F(SY, pid, UINT), F(SY, tgid, UINT),
-	F(SY, group, HEX), F(SY, flags, HEX), F(SY, quantity, UINT),
-};
-
-#define CR struct magnet_corr_rec
-static const struct magnet_field corr_fields[] = {
-	F(CR, corr_id, UINT), F(CR, reached, UINT), F(CR, flags, HEX),
-	F(CR, start, UINT), F(CR, nsteps, UINT),
-};
-
-#define CS struct magnet_corr_step
-static const struct magnet_field step_fields[] = {
-	F(CS, event, UINT), F(CS, delta_ns, UINT), F(CS, count, UINT),
-	F(CS, bytes, UINT),
-};
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 const char *mbt_clock_name(__u32 id)
 {
@@ -155,7 +113,11 @@ static bt_field_class *fc_step(bt_trace_class *tc)
 {
 	bt_field_class *st = bt_field_class_structure_create(tc);
 
-	if (st && !add_table(tc, st, step_fields, ARRAY_SIZE(step_fields)) &&
+	const struct magnet_field *f;
+	unsigned int n;
+
+	f = magnet_corr_step_fields(&n);
+	if (st && !add_table(tc, st, f, n) &&
 	    !add_member(tc, st, "event_name", 0, MAGNET_FIELD_STR))
 		return st;
 	bt_field_class_put_ref(st);
@@ -178,32 +140,31 @@ static bt_field_class *payload_class(bt_trace_class *tc,
 
 	if (!st)
 		return NULL;
+	f = magnet_rec_fields(r, &n);
 	switch (r->kind) {
 	case MAGNET_REC_NET:
-		err = add_table(tc, st, net_fields, ARRAY_SIZE(net_fields));
+		err = add_table(tc, st, f, n);
 		/* a failed call (MAGNET_NET_F_ERROR): -errno, else 0 */
 		err = err ?: add_member(tc, st, "err", 4, MAGNET_FIELD_INT);
 		break;
 	case MAGNET_REC_FIELDS:
-		f = magnet_payload_fields(r->payload_type, &n);
 		err = add_table(tc, st, f, n);
 		if (!err && fields_struct_size(r->payload_type))
 			err = add_array(tc, st, "data_len", 4, "data",
 					fc_bytes(tc));
 		break;
 	case MAGNET_REC_SYNTH:
-		err = add_table(tc, st, synth_fields, ARRAY_SIZE(synth_fields));
+		err = add_table(tc, st, f, n);
 		break;
 	case MAGNET_REC_CORR:
-		err = add_table(tc, st, corr_fields, ARRAY_SIZE(corr_fields) - 1);
 		/* nsteps, last of the table, is the steps' length */
+		err = add_table(tc, st, f, n - 1);
 		err = err ?: add_array(tc, st, "nsteps", 2, "steps",
 				       fc_step(tc));
 		break;
 	case MAGNET_REC_APP:
 		err = add_member(tc, st, "call", 0, MAGNET_FIELD_STR);
-		err = err ?: add_table(tc, st, app_fields,
-				       ARRAY_SIZE(app_fields));
+		err = err ?: add_table(tc, st, f, n);
 		break;
 	default:	/* PLAIN: raw bytes, if any */
 		err = add_array(tc, st, "data_len", 4, "data", fc_bytes(tc));
@@ -366,38 +327,6 @@ bt_event_class *mbt_meta_event_class(struct mbt_meta *m,
 
 /* ---- values ---- */
 
-static __u64 struct_uint(const void *base, const struct magnet_field *f)
-{
-	const unsigned char *p = (const unsigned char *)base + f->offset;
-
-	switch (f->size) {
-	case 1:
-		return *p;
-	case 2:
-		return *(const __u16 *)p;
-	case 4:
-		return *(const __u32 *)p;
-	default:
-		return *(const __u64 *)p;
-	}
-}
-
-static __s64 struct_int(const void *base, const struct magnet_field *f)
-{
-	const unsigned char *p = (const unsigned char *)base + f->offset;
-
-	switch (f->size) {
-	case 1:
-		return *(const __s8 *)p;
-	case 2:
-		return *(const __s16 *)p;
-	case 4:
-		return *(const __s32 *)p;
-	default:
-		return *(const __s64 *)p;
-	}
-}
-
 static void set_uint(bt_field *st, uint64_t i, uint64_t v)
 {
 	bt_field_integer_unsigned_set_value(
@@ -417,34 +346,37 @@ static int set_str(bt_field *st, uint64_t i, const char *s)
 		-ENOMEM : 0;
 }
 
-/* A fixed char array as a string (it need not hold a NUL). */
-static int set_chars(bt_field *st, uint64_t i, const char *p, size_t n)
+/* The members of step @st from @s (host order); event_name is set apart. */
+static void fill_step(bt_field *st, const struct magnet_corr_step *s)
 {
-	char buf[MAGNET_PAYLOAD_MAX + 1];
+	const struct magnet_field *f;
+	unsigned int i, n;
 
-	if (n > MAGNET_PAYLOAD_MAX)
-		n = MAGNET_PAYLOAD_MAX;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	return set_str(st, i, buf);
+	f = magnet_corr_step_fields(&n);
+	for (i = 0; i < n; i++)
+		set_uint(st, i, magnet_field_get(s, &f[i]));
 }
 
-/* Members @first.. of @st from the struct at @base described by @f. */
-static int fill_table(bt_field *st, uint64_t first, const void *base,
-		      const struct magnet_field *f, unsigned int n)
+/* Members @first..@first + @n - 1 of @st: the first @n fields of @r. */
+static int fill_rec(bt_field *st, uint64_t first, const struct magnet_rec *r,
+		    unsigned int n)
 {
-	unsigned int i;
+	const struct magnet_field *f;
+	unsigned int i, nf;
+	char buf[MAGNET_PAYLOAD_MAX + 1];
 
-	for (i = 0; i < n; i++) {
+	f = magnet_rec_fields(r, &nf);
+	for (i = 0; i < n && i < nf; i++) {
 		if (f[i].kind == MAGNET_FIELD_STR) {
-			if (set_chars(st, first + i,
-				      (const char *)base + f[i].offset,
-				      f[i].size))
+			if (set_str(st, first + i,
+				    magnet_rec_field_str(r, &f[i], buf,
+							 sizeof(buf))))
 				return -ENOMEM;
 		} else if (f[i].kind == MAGNET_FIELD_INT) {
-			set_int(st, first + i, struct_int(base, &f[i]));
+			set_int(st, first + i,
+				(__s64)magnet_rec_field_value(r, i));
 		} else {
-			set_uint(st, first + i, struct_uint(base, &f[i]));
+			set_uint(st, first + i, magnet_rec_field_value(r, i));
 		}
 	}
 	return 0;
@@ -470,23 +402,12 @@ static int fill_bytes(bt_field *st, uint64_t i, const unsigned char *p,
 
 static int fill_fields(bt_field *st, const struct magnet_rec *r)
 {
-	const struct magnet_field *f;
-	unsigned int i, n = 0;
 	size_t hdr = fields_struct_size(r->payload_type);
-	char buf[MAGNET_PAYLOAD_MAX + 1];
+	unsigned int n = 0;
 
-	f = magnet_payload_fields(r->payload_type, &n);
-	for (i = 0; i < n && i < MAGNET_REC_FIELDS_MAX; i++) {
-		if (f[i].kind == MAGNET_FIELD_STR) {
-			if (set_str(st, i, magnet_rec_field_str(r, &f[i], buf,
-								 sizeof(buf))))
-				return -ENOMEM;
-		} else if (f[i].kind == MAGNET_FIELD_INT) {
-			set_int(st, i, (__s64)r->u.fields[i]);
-		} else {
-			set_uint(st, i, r->u.fields[i]);
-		}
-	}
+	magnet_rec_fields(r, &n);
+	if (fill_rec(st, 0, r, n))
+		return -ENOMEM;
 	if (!hdr)
 		return 0;
 	return fill_bytes(st, n, (const unsigned char *)r->payload + hdr,
@@ -496,13 +417,15 @@ static int fill_fields(bt_field *st, const struct magnet_rec *r)
 static int fill_corr(bt_field *st, const struct magnet_rec *r,
 		     const struct magnet_decoder *dec)
 {
-	const unsigned int nhead = ARRAY_SIZE(corr_fields) - 1;
 	struct magnet_corr_step s;
 	bt_field *arr, *e;
 	char name[MAGNET_NAME_MAX + 16];
-	unsigned int i, n = r->u.corr.nsteps;
+	unsigned int i, nhead, nstep, n = r->u.corr.nsteps;
 
-	fill_table(st, 0, &r->u.corr, corr_fields, nhead);
+	magnet_rec_fields(r, &nhead);
+	magnet_corr_step_fields(&nstep);
+	nhead--;			/* nsteps: the array's length */
+	fill_rec(st, 0, r, nhead);
 	set_uint(st, nhead, n);
 	arr = bt_field_structure_borrow_member_field_by_index(st, nhead + 1);
 	if (bt_field_array_dynamic_set_length(arr, n))
@@ -511,8 +434,8 @@ static int fill_corr(bt_field *st, const struct magnet_rec *r,
 		if (magnet_rec_corr_step(dec, r, i, &s))
 			memset(&s, 0, sizeof(s));
 		e = bt_field_array_borrow_element_field_by_index(arr, i);
-		fill_table(e, 0, &s, step_fields, ARRAY_SIZE(step_fields));
-		if (set_str(e, ARRAY_SIZE(step_fields),
+		fill_step(e, &s);
+		if (set_str(e, nstep,
 			    s.event ? magnet_decoder_event_name(dec, s.event, name,
 								 sizeof(name)) :
 				      ""))
@@ -527,6 +450,7 @@ int mbt_meta_fill(const struct mbt_meta *m, bt_event *ev,
 {
 	bt_field *cc = bt_event_borrow_common_context_field(ev);
 	bt_field *st = bt_event_borrow_payload_field(ev);
+	unsigned int n;
 
 	(void)m;
 	set_uint(cc, 0, r->hdr.abstract_id);
@@ -534,24 +458,25 @@ int mbt_meta_fill(const struct mbt_meta *m, bt_event *ev,
 	set_uint(cc, 2, r->hdr.tgid);
 	switch (r->kind) {
 	case MAGNET_REC_NET:
-		fill_table(st, 0, &r->u.net, net_fields, ARRAY_SIZE(net_fields));
+		magnet_rec_fields(r, &n);
+		fill_rec(st, 0, r, n);
 		if (r->u.net.flags & MAGNET_NET_F_ERROR)
 			set_uint(st, 4, 0);	/* err shares gso_size's bytes */
-		set_int(st, ARRAY_SIZE(net_fields),
+		set_int(st, n,
 			r->u.net.flags & MAGNET_NET_F_ERROR ? r->u.net.err : 0);
 		return 0;
 	case MAGNET_REC_FIELDS:
 		return fill_fields(st, r);
 	case MAGNET_REC_SYNTH:
-		return fill_table(st, 0, &r->u.synth, synth_fields,
-				  ARRAY_SIZE(synth_fields));
+		magnet_rec_fields(r, &n);
+		return fill_rec(st, 0, r, n);
 	case MAGNET_REC_CORR:
 		return fill_corr(st, r, dec);
 	case MAGNET_REC_APP:
 		if (set_str(st, 0, magnet_app_call_name(r->u.app.call)))
 			return -ENOMEM;
-		return fill_table(st, 1, &r->u.app, app_fields,
-				  ARRAY_SIZE(app_fields));
+		magnet_rec_fields(r, &n);
+		return fill_rec(st, 1, r, n);
 	default:
 		return fill_bytes(st, 0, r->payload, r->payload_len);
 	}

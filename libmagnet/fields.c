@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Payloads of the probe library described field by field, so that one
- * decoder (and magnetctl dump -j) handles them all by name: a table per
- * MAGNET_PAYLOAD_* type of (name, offset, size, kind), built from the
- * UAPI structs with offsetof/sizeof.
+ * Payloads described field by field, so that every consumer (magnetctl
+ * dump -j, the Perfetto converter, the babeltrace2 plugin) handles them by
+ * name from one table: a table per MAGNET_PAYLOAD_* type of the probe
+ * library and per decoded struct (net, app, synth, corr and its steps) of
+ * (name, offset, size, kind), built from the UAPI structs with
+ * offsetof/sizeof.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <byteswap.h>
@@ -89,6 +92,46 @@ static const struct magnet_field kprobe_fields[] = {
 	F(KP, ret, HEX),
 };
 
+/* Payloads decoded into a struct of struct magnet_rec's u, by record kind */
+#define NP struct magnet_net_payload
+static const struct magnet_field net_fields[] = {
+	F(NP, len, UINT), F(NP, ifindex, UINT), F(NP, proto, HEX),
+	F(NP, flags, HEX), F(NP, gso_size, UINT), F(NP, gso_segs, UINT),
+};
+
+#define AP struct magnet_app_payload
+static const struct magnet_field app_fields[] = {
+	F(AP, fd, INT), F(AP, req, UINT), F(AP, ret, INT),
+	F(AP, entry_ns, UINT), F(AP, exit_ns, UINT), F(AP, flags, HEX),
+	F(AP, msg_flags, HEX),
+};
+
+#define SY struct magnet_synth_payload
+static const struct magnet_field synth_fields[] = {
+	F(SY, name, STR), F(SY, period_start, UINT), F(SY, period_end, UINT),
+	F(SY, count, UINT), F(SY, min, UINT), F(SY, max, UINT),
+	F(SY, sum_lo, UINT), F(SY, sum_hi, UINT), F(SY, sumsq_lo, UINT),
+	F(SY, sumsq_hi, UINT), F(SY, mean, UINT), F(SY, variance, UINT),
+	F(SY, cgroup, UINT), F(SY, abstract_id, UINT), F(SY, event, UINT),
+	F(SY, cpu, UINT), F(SY, pid, UINT), F(SY, tgid, UINT),
+	F(SY, group, HEX), F(SY, flags, HEX), F(SY, quantity, UINT),
+};
+
+/* nsteps last: the length of the steps that follow */
+#define CR struct magnet_corr_rec
+static const struct magnet_field corr_fields[] = {
+	F(CR, corr_id, UINT), F(CR, reached, UINT), F(CR, flags, HEX),
+	F(CR, start, UINT), F(CR, nsteps, UINT),
+};
+
+#define CS struct magnet_corr_step
+static const struct magnet_field step_fields[] = {
+	F(CS, event, UINT), F(CS, delta_ns, UINT), F(CS, count, UINT),
+	F(CS, bytes, UINT),
+};
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
 struct field_table {
 	const struct magnet_field *f;
 	unsigned int n;
@@ -122,6 +165,85 @@ const struct magnet_field *magnet_payload_fields(__u32 payload,
 	if (nr)
 		*nr = tables[payload].n;
 	return tables[payload].f;
+}
+
+const struct magnet_field *magnet_rec_fields(const struct magnet_rec *r,
+					     unsigned int *nr)
+{
+	const struct magnet_field *f = NULL;
+	unsigned int n = 0;
+
+	switch (r->kind) {
+	case MAGNET_REC_NET:
+		f = net_fields, n = NELEM(net_fields);
+		break;
+	case MAGNET_REC_APP:
+		f = app_fields, n = NELEM(app_fields);
+		break;
+	case MAGNET_REC_SYNTH:
+		f = synth_fields, n = NELEM(synth_fields);
+		break;
+	case MAGNET_REC_CORR:
+		f = corr_fields, n = NELEM(corr_fields);
+		break;
+	case MAGNET_REC_FIELDS:
+		f = magnet_payload_fields(r->payload_type, &n);
+		if (n > MAGNET_REC_FIELDS_MAX)
+			f = NULL, n = 0;
+		break;
+	default:
+		break;
+	}
+	if (nr)
+		*nr = n;
+	return f;
+}
+
+const struct magnet_field *magnet_corr_step_fields(unsigned int *nr)
+{
+	if (nr)
+		*nr = NELEM(step_fields);
+	return step_fields;
+}
+
+__u64 magnet_field_get(const void *base, const struct magnet_field *f)
+{
+	const unsigned char *p = (const unsigned char *)base + f->offset;
+	bool sgn = f->kind == MAGNET_FIELD_INT;
+	__u8 v8;
+	__u16 v16;
+	__u32 v32;
+	__u64 v64;
+
+	switch (f->kind == MAGNET_FIELD_STR ? 0 : f->size) {
+	case 1:
+		memcpy(&v8, p, 1);
+		return sgn ? (__u64)(__s8)v8 : v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return sgn ? (__u64)(__s16)v16 : v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return sgn ? (__u64)(__s32)v32 : v32;
+	case 8:
+		memcpy(&v64, p, 8);
+		return v64;
+	default:
+		return 0;
+	}
+}
+
+__u64 magnet_rec_field_value(const struct magnet_rec *r, unsigned int i)
+{
+	const struct magnet_field *f;
+	unsigned int n;
+
+	f = magnet_rec_fields(r, &n);
+	if (!f || i >= n)
+		return 0;
+	if (r->kind == MAGNET_REC_FIELDS)
+		return r->u.fields[i];
+	return magnet_field_get(&r->u, &f[i]);
 }
 
 /*
@@ -177,23 +299,36 @@ bool magnet_decode_fields(const struct magnet_decoder *d, struct magnet_rec *r)
 	return true;
 }
 
-/* Copy string field @f of @r into buf (NUL-terminated, at most len-1). */
+/*
+ * Copy string field @f of @r into buf (NUL-terminated, at most len-1): from
+ * the raw payload of a MAGNET_REC_FIELDS record, from the decoded struct
+ * of the other kinds magnet_rec_fields() describes.
+ */
 const char *magnet_rec_field_str(const struct magnet_rec *r,
 				 const struct magnet_field *f, char *buf,
 				 size_t len)
 {
-	size_t n;
+	const char *base;
+	size_t n, room;
 
 	if (!len)
 		return buf;
 	buf[0] = '\0';
-	if (f->kind != MAGNET_FIELD_STR ||
-	    (size_t)f->offset + f->size > r->payload_len)
+	if (f->kind != MAGNET_FIELD_STR)
 		return buf;
-	n = strnlen((const char *)r->payload + f->offset, f->size);
+	if (r->kind == MAGNET_REC_FIELDS) {
+		base = r->payload;
+		room = r->payload_len;
+	} else {
+		base = (const char *)&r->u;
+		room = sizeof(r->u);
+	}
+	if ((size_t)f->offset + f->size > room)
+		return buf;
+	n = strnlen(base + f->offset, f->size);
 	if (n >= len)
 		n = len - 1;
-	memcpy(buf, (const char *)r->payload + f->offset, n);
+	memcpy(buf, base + f->offset, n);
 	buf[n] = '\0';
 	return buf;
 }

@@ -6,7 +6,9 @@
  *
  *   - a track per CPU ("cpu N"): every event an instant named after it,
  *     with pid, tgid, socket (or the record's abstract ID as "id") and
- *     bytes as debug annotations; LOST records
+ *     bytes as debug annotations, and every field of its payload in a
+ *     "payload" annotation (libmagnet's table of the record's fields, the
+ *     one magnetctl dump -j and the babeltrace2 plugin use); LOST records
  *     as "LOST" instants with their count;
  *   - a track per socket ("socket ID"): the events of records that name
  *     it (network, application, TCP/IP payloads), as instants again;
@@ -52,6 +54,7 @@
 #define DA_INT			4
 #define DA_STRING		6
 #define DA_NAME			10
+#define DA_DICT			11
 #define TD_UUID			1
 #define TD_NAME			2
 #define TD_PROCESS		3
@@ -259,19 +262,54 @@ static bool rec_u(const struct magnet_rec *r, const char *name, __u64 *v,
 	const struct magnet_field *f;
 	unsigned int i, n;
 
-	if (r->kind != MAGNET_REC_FIELDS)
-		return false;
-	f = magnet_payload_fields(r->payload_type, &n);
+	f = magnet_rec_fields(r, &n);
 	for (i = 0; f && i < n; i++) {
 		if (strcmp(f[i].name, name))
 			continue;
 		if (f[i].kind == MAGNET_FIELD_STR)
 			magnet_rec_field_str(r, &f[i], buf, len);
 		else
-			*v = r->u.fields[i];
+			*v = magnet_rec_field_value(r, i);
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Every payload field of @r (libmagnet's table for its kind) as one
+ * "payload" annotation holding an entry per field: the UI shows them as
+ * args "debug.payload.NAME".  A failed network call's -errno, in
+ * gso_size's place, is the "err" annotation instead.
+ */
+static void annot_payload(struct pconv *c, const struct magnet_rec *r)
+{
+	const struct magnet_field *f;
+	char buf[MAGNET_PAYLOAD_MAX + 1];
+	unsigned int i, n;
+
+	f = magnet_rec_fields(r, &n);
+	if (!f || !n)
+		return;
+	if (r->kind == MAGNET_REC_APP) {
+		pb_str(&c->sub2, DA_NAME, "call");
+		pb_str(&c->sub2, DA_STRING, magnet_app_call_name(r->u.app.call));
+		pb_msg(&c->sub, DA_DICT, &c->sub2);
+	}
+	for (i = 0; i < n; i++) {
+		if (r->kind == MAGNET_REC_NET && (r->u.net.flags & MAGNET_NET_F_ERROR) &&
+		    !strcmp(f[i].name, "gso_size"))
+			continue;
+		pb_str(&c->sub2, DA_NAME, f[i].name);
+		if (f[i].kind == MAGNET_FIELD_STR)
+			pb_str(&c->sub2, DA_STRING,
+			       magnet_rec_field_str(r, &f[i], buf, sizeof(buf)));
+		else
+			pb_uint(&c->sub2, f[i].kind == MAGNET_FIELD_INT ? DA_INT : DA_UINT,
+				magnet_rec_field_value(r, i));
+		pb_msg(&c->sub, DA_DICT, &c->sub2);
+	}
+	pb_str(&c->sub, DA_NAME, "payload");
+	pb_msg(&c->te, TE_DEBUG, &c->sub);
 }
 
 /* Thread names from sched records (pid, tgid, comm fields). */
@@ -375,6 +413,7 @@ static int instant(struct pconv *c, const struct magnet_rec *r, __u64 ts,
 		annot_int(c, "err", r->u.net.err);
 	else if (b >= 0)
 		annot_int(c, "bytes", b);
+	annot_payload(c, r);
 	return track_event(c, ts, uuid, TYPE_INSTANT, name);
 }
 

@@ -1088,7 +1088,8 @@ static void test_perfetto(void **state)
 		"c = Counter((names[k.track_event.track_uuid], k.track_event.type, k.track_event.name) for k in t.packet if k.HasField(\"track_event\"))\n"
 		"for k, v in sorted(c.items()): print(\"%%s|%%d|%%s=%%d\" %% (k[0], k[1], k[2], v))\n"
 		"e = [k for k in t.packet if k.track_event.name == \"udp_send\"][0]\n"
-		"print(\"first\", e.timestamp, sorted((a.name, a.uint_value or a.int_value) for a in e.track_event.debug_annotations))\n"
+		"print(\"first\", e.timestamp, sorted((a.name, a.uint_value or a.int_value) for a in e.track_event.debug_annotations if not a.dict_entries))\n"
+		"print(\"payload\", [[(d.name, d.uint_value) for d in a.dict_entries] for a in e.track_event.debug_annotations if a.name == \"payload\"])\n"
 		"print(\"clocks\", sorted((x.clock_id, x.timestamp) for x in t.packet[0].clock_snapshot.clocks))\n"
 		"' %s";
 	char out[] = "/tmp/magnet-pf-XXXXXX", file[64], cmd[4096], *txt = NULL;
@@ -1137,6 +1138,8 @@ static void test_perfetto(void **state)
 	assert_contains(txt, "correlator 1 lane 0|1|udp_send -> ip_send=1\n");
 	assert_contains(txt, "correlator 1 lane 0|2|=2\n");
 	assert_contains(txt, "first 1500000000 [('bytes', 3000), ('pid', 4242), ('socket', 73588229205), ('tgid', 4240)]\n");
+	/* every field of the net payload, in the table's order */
+	assert_contains(txt, "payload [[('len', 3000), ('ifindex', 2), ('proto', 2048), ('flags', 1), ('gso_size', 0), ('gso_segs', 0)]]\n");
 	assert_contains(txt, "clocks [(1, 1700000000000000000), (3, 0), (6, 0)]\n");
 	free(txt);
 	r = run("convert", "--to", "perfetto", "-o", file, "/nonexistent.trace");

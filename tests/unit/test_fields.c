@@ -3,7 +3,8 @@
  * Decoding of the probe library's payloads (libmagnet/fields.c): each
  * MAGNET_PAYLOAD_* type by field name, in both byte orders, strings,
  * sign extension, short payloads left raw, and the field tables
- * themselves (inside their struct, unique names).
+ * themselves (inside their struct, unique names); the tables of the
+ * decoded kinds (net, app, synth, corr and its steps) likewise.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -198,12 +199,142 @@ static void test_tables(void **state)
 	}
 }
 
+/* Value of field @name of any record magnet_rec_fields() describes. */
+static __u64 rfield(const struct magnet_rec *r, const char *name)
+{
+	const struct magnet_field *f;
+	unsigned int i, n;
+
+	f = magnet_rec_fields(r, &n);
+	assert_non_null(f);
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].name, name))
+			return magnet_rec_field_value(r, i);
+	fail_msg("no field %s in kind %d", name, r->kind);
+	return 0;
+}
+
+/*
+ * One table per record kind (the Perfetto converter and the babeltrace2
+ * plugin read payloads only through it): values by name for net, app and
+ * corr records in both byte orders, signed ones sign-extended, a step's
+ * fields, and none for the kinds without a payload struct.
+ */
+static void kinds(bool swap)
+{
+	struct magnet_decoder *d = magnet_decoder_new();
+	const struct magnet_field *sf;
+	struct magnet_corr_step st;
+	struct magnet_rec r;
+	struct tbuf tb;
+	size_t off = 0;
+	unsigned int n, i;
+
+	tb_init(&tb, swap);
+	tb_sysinfo(&tb, 0);
+	tb_eventdef(&tb, 16, "udp_send", MAGNET_LAYER_TRANSPORT, MAGNET_PAYLOAD_NET);
+	tb_net(&tb, 16, 1472, 7, 0x86dd, MAGNET_NET_F_TX);
+	tb_app(&tb, 900, MAGNET_APP_SENDTO, 500, 800, -11);
+	tb_corr(&tb, 2000, 1000, 16, 17, 250, 1472);
+	assert_int_equal(magnet_rec_next(d, tb.data, tb.len, &off, &r), 1);
+	assert_int_equal(r.kind, MAGNET_REC_SYSINFO);
+	assert_null(magnet_rec_fields(&r, &n));
+	assert_int_equal(n, 0);
+	assert_int_equal(magnet_rec_field_value(&r, 0), 0);
+	assert_int_equal(magnet_rec_next(d, tb.data, tb.len, &off, &r), 1);
+
+	assert_int_equal(magnet_rec_next(d, tb.data, tb.len, &off, &r), 1);
+	assert_int_equal(r.kind, MAGNET_REC_NET);
+	assert_int_equal(rfield(&r, "len"), 1472);
+	assert_int_equal(rfield(&r, "ifindex"), 7);
+	assert_int_equal(rfield(&r, "proto"), 0x86dd);
+	assert_int_equal(rfield(&r, "flags"), MAGNET_NET_F_TX);
+	magnet_rec_fields(&r, &n);
+	assert_int_equal(magnet_rec_field_value(&r, n), 0);	/* out of range */
+
+	assert_int_equal(magnet_rec_next(d, tb.data, tb.len, &off, &r), 1);
+	assert_int_equal(r.kind, MAGNET_REC_APP);
+	assert_int_equal((__s64)rfield(&r, "ret"), -11);
+	assert_int_equal(rfield(&r, "fd"), 3);
+	assert_int_equal(rfield(&r, "req"), 10240);
+	assert_int_equal(rfield(&r, "entry_ns"), 500);
+	assert_int_equal(rfield(&r, "exit_ns"), 800);
+
+	assert_int_equal(magnet_rec_next(d, tb.data, tb.len, &off, &r), 1);
+	assert_int_equal(r.kind, MAGNET_REC_CORR);
+	assert_int_equal(rfield(&r, "corr_id"), 1);
+	assert_int_equal(rfield(&r, "start"), 1000);
+	assert_int_equal(rfield(&r, "reached"), 2);
+	sf = magnet_rec_fields(&r, &n);
+	assert_string_equal(sf[n - 1].name, "nsteps");	/* the steps' length, last */
+	assert_int_equal(magnet_rec_field_value(&r, n - 1), 2);
+	assert_int_equal(magnet_rec_corr_step(d, &r, 1, &st), 0);
+	sf = magnet_corr_step_fields(&n);
+	for (i = 0; i < n; i++) {
+		__u64 v = magnet_field_get(&st, &sf[i]);
+
+		if (!strcmp(sf[i].name, "event"))
+			assert_int_equal(v, 17);
+		else if (!strcmp(sf[i].name, "delta_ns"))
+			assert_int_equal(v, 250);
+		else if (!strcmp(sf[i].name, "bytes"))
+			assert_int_equal(v, 1472);
+		else
+			assert_int_equal(v, 1);		/* count */
+	}
+	assert_int_equal(magnet_rec_next(d, tb.data, tb.len, &off, &r), 0);
+	tb_free(&tb);
+	magnet_decoder_free(d);
+}
+
+static void test_kinds(void **state)
+{
+	(void)state;
+	kinds(false);
+	kinds(true);
+}
+
+/* The kinds' tables: inside their struct, scalar sizes, unique names. */
+static void test_kind_tables(void **state)
+{
+	static const struct { int kind; size_t size; } k[] = {
+		{ MAGNET_REC_NET, sizeof(struct magnet_net_payload) },
+		{ MAGNET_REC_APP, sizeof(struct magnet_app_payload) },
+		{ MAGNET_REC_SYNTH, sizeof(struct magnet_synth_payload) },
+		{ MAGNET_REC_CORR, sizeof(struct magnet_corr_rec) },
+		{ -1, sizeof(struct magnet_corr_step) },	/* the steps */
+	};
+	struct magnet_rec r = { 0 };
+	unsigned int t, i, j, n;
+
+	(void)state;
+	for (t = 0; t < sizeof(k) / sizeof(k[0]); t++) {
+		const struct magnet_field *f;
+
+		r.kind = (enum magnet_rec_kind)k[t].kind;
+		f = k[t].kind < 0 ? magnet_corr_step_fields(&n) :
+				    magnet_rec_fields(&r, &n);
+		assert_non_null(f);
+		assert_true(n > 0);
+		for (i = 0; i < n; i++) {
+			assert_true(f[i].offset + f[i].size <= k[t].size);
+			if (f[i].kind != MAGNET_FIELD_STR)
+				assert_true(f[i].size == 1 || f[i].size == 2 ||
+					    f[i].size == 4 || f[i].size == 8);
+			for (j = 0; j < i; j++)
+				assert_string_not_equal(f[i].name, f[j].name);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_native),
 		cmocka_unit_test(test_swapped),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_kind_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

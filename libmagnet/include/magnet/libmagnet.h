@@ -440,7 +440,28 @@ struct magnet_field {
 /* Fields of payload type @payload (NULL and *nr = 0 if not described). */
 LIBMAGNET_API const struct magnet_field *magnet_payload_fields(__u32 payload,
 							       unsigned int *nr);
-/* String field @f of a MAGNET_REC_FIELDS record, copied into @buf. */
+/*
+ * The fields of record @r whatever its kind, in the order they are shown:
+ * MAGNET_REC_NET (struct magnet_net_payload; a failed call's -errno is in
+ * gso_size's place, see MAGNET_NET_F_ERROR), MAGNET_REC_APP,
+ * MAGNET_REC_SYNTH, MAGNET_REC_CORR (the header; nsteps last, the steps
+ * by magnet_rec_corr_step()) and MAGNET_REC_FIELDS (its payload type's
+ * table).  NULL and *nr = 0 for the other kinds.
+ */
+LIBMAGNET_API const struct magnet_field *magnet_rec_fields(const struct magnet_rec *r,
+							   unsigned int *nr);
+/* Fields of struct magnet_corr_step (magnet_rec_corr_step()). */
+LIBMAGNET_API const struct magnet_field *magnet_corr_step_fields(unsigned int *nr);
+/*
+ * Value of field i of magnet_rec_fields(r), host order, signed ones
+ * sign-extended; 0 for a string or i out of range.
+ */
+LIBMAGNET_API __u64 magnet_rec_field_value(const struct magnet_rec *r,
+					   unsigned int i);
+/* Value of field @f of a host-order struct at @base (a step, say). */
+LIBMAGNET_API __u64 magnet_field_get(const void *base,
+				     const struct magnet_field *f);
+/* String field @f of a record of magnet_rec_fields(), copied into @buf. */
 LIBMAGNET_API const char *magnet_rec_field_str(const struct magnet_rec *r,
 					       const struct magnet_field *f,
 					       char *buf, size_t len);
