@@ -43,9 +43,10 @@ static __always_inline bool __magnet_write(struct magnet_stream *s, u16 event,
  */
 notrace void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
 			  u64 abstract_id, const void *payload, u16 len,
-			  u64 now)
+			  u64 now, const struct magnet_who *w)
 {
-	__magnet_write(s, pt->id, abstract_id, payload, len, now, NULL);
+	__magnet_write(s, pt->id, abstract_id, payload, len, now,
+		       magnet_who_ids(w));
 }
 NOKPROBE_SYMBOL(magnet_write);
 
@@ -80,38 +81,48 @@ NOKPROBE_SYMBOL(magnet_write_core);
  * agree exactly, and each ring still receives its records in time order.
  * A stream on the local clock (MAGNET_CLOCK_LOCAL) reads that instead, so
  * the common case, one stream and nothing else, reads one clock.
- * @owner only matters to cgroup keys of filters and synthesizers.
+ * @owner, the local socket the event is about (or NULL), gives the event
+ * its cgroup for filters and synthesizers in interrupt context, and its
+ * process there: the socket's last user in task context (sock_user.c),
+ * which its record, filters and synthesizers then name.
  */
 notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 			  u64 abstract_id, const void *payload, u16 len,
 			  const struct sock *owner)
 {
+	struct magnet_who w = { .owner = owner };
 	struct magnet_taps *t;
 	unsigned long flags;
 	unsigned int i;
 	u64 now = 0;
 
 	local_irq_save(flags);
+	if (owner && abstract_id) {
+		if (in_task())
+			magnet_sock_user_note(abstract_id);
+		else if (!in_nmi())
+			w.named = magnet_sock_user_find(abstract_id, w.who);
+	}
 	t = rcu_dereference_sched(pt->taps);
 	/* CLOCK_MONOTONIC for everything but the stream itself */
 	if (unlikely(t || magnet_point_synth(pt) ||
 		     READ_ONCE(magnet_filters_active)))
 		now = ktime_get_mono_fast_ns();
 	if (unlikely(magnet_point_synth(pt)))
-		magnet_synth_feed(pt, abstract_id, payload, len, now, owner);
+		magnet_synth_feed(pt, abstract_id, payload, len, now, &w);
 	if (likely(s)) {
 		this_cpu_inc(*pt->hits);
 		if (!unlikely(READ_ONCE(magnet_filters_active)) ||
 		    !magnet_filter_add(pt, s, abstract_id, payload, len, now,
-				       owner))
+				       &w))
 			__magnet_write(s, pt->id, abstract_id, payload, len,
-				       now, NULL);
+				       now, magnet_who_ids(&w));
 	}
 	/* in-kernel consumers get every event, whatever the filters say */
 	if (unlikely(t))
 		for (i = 0; i < t->n; i++)
 			magnet_write(pt, t->s[i], abstract_id, payload, len,
-				     now);
+				     now, &w);
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__magnet_add);

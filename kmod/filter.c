@@ -190,6 +190,26 @@ void magnet_filter_read_cnt(struct magnet_filter *f,
 /* ---- fast path: rcu_read_lock_sched held, not in NMI ----------------- */
 
 /*
+ * The task of an event for pid and tgid keys: the current one in task
+ * context; in interrupt context the one @w names (the socket's last user,
+ * sock_user.c), else none (0).
+ */
+notrace void magnet_event_task(struct magnet_fkey *ev,
+			       const struct magnet_who *w)
+{
+	const u32 *who = magnet_who_ids(w);
+
+	if (in_task()) {
+		ev->pid = current->pid;
+		ev->tgid = current->tgid;
+	} else if (who) {
+		ev->pid = who[0];
+		ev->tgid = who[1];
+	}
+}
+NOKPROBE_SYMBOL(magnet_event_task);
+
+/*
  * The cgroup v2 an event is about, and its ID, for cgroup keys (filters
  * and synthesizers): the current task's in task context; in interrupt
  * context, where the interrupted task is not who the event is about, the
@@ -238,7 +258,7 @@ NOKPROBE_SYMBOL(chain_first);
 
 static notrace struct magnet_filter *magnet_filter_lookup(struct magnet_point *pt,
 						  u64 abstract_id,
-						  const struct sock *owner)
+						  const struct magnet_who *who)
 {
 	struct magnet_fkey ev = {
 		.event = pt->id,
@@ -247,13 +267,10 @@ static notrace struct magnet_filter *magnet_filter_lookup(struct magnet_point *p
 	};
 	struct magnet_filter *a, *w;
 
-	if (in_task()) {
-		ev.pid = current->pid;
-		ev.tgid = current->tgid;
-	}
+	magnet_event_task(&ev, who);
 	/* the caller's rcu_read_lock_sched keeps the cgroup valid (above) */
 	if (READ_ONCE(magnet_nr_cgroup_filters))
-		magnet_event_cgroup(&ev, owner);
+		magnet_event_cgroup(&ev, who ? who->owner : NULL);
 	a = chain_first(&magnet_ftab[pt->id & (MAGNET_FTAB_SIZE - 1)], &ev);
 	w = chain_first(&magnet_ftab[MAGNET_FTAB_WILD], &ev);
 	if (!a)
@@ -276,7 +293,7 @@ NOKPROBE_SYMBOL(filter_refuse);
  */
 notrace bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 		       u64 abstract_id, const void *payload, u16 len, u64 now,
-		       const struct sock *owner)
+		       const struct magnet_who *w)
 {
 	struct magnet_filter *f;
 	unsigned int i;
@@ -284,7 +301,7 @@ notrace bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 
 	if (unlikely(in_nmi()))
 		return false;
-	f = magnet_filter_lookup(pt, abstract_id, owner);
+	f = magnet_filter_lookup(pt, abstract_id, w);
 	if (!f)
 		return false;
 	this_cpu_inc(f->cnt->matched);
@@ -302,10 +319,10 @@ notrace bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 	}
 	this_cpu_inc(f->cnt->delivered);
 	if (!f->nr_streams)
-		magnet_write(pt, s, abstract_id, payload, len, now);
+		magnet_write(pt, s, abstract_id, payload, len, now, w);
 	for (i = 0; i < f->nr_streams; i++)
 		magnet_write(pt, f->streams[i], abstract_id, payload, len,
-			     now);
+			     now, w);
 	return true;
 refuse:
 	filter_refuse(f);

@@ -132,9 +132,36 @@ void magnet_stream_get(struct magnet_stream *s);
 void magnet_stream_put(struct magnet_stream *s);
 u64 magnet_point_hits(struct magnet_point *pt);
 
-/* add.c: write one event into @s (no filtering), timestamp @now */
+/*
+ * What an event is about beyond its point and ID, worked out once per
+ * event in __magnet_add(): @owner, the local socket (or NULL), whose
+ * cgroup is the event's in interrupt context (magnet_event_cgroup()), and
+ * @who, the pid and tgid its record, filters and synthesizers name
+ * instead of the current task's when @named: in interrupt context, the
+ * socket's last user (sock_user.c).
+ */
+struct magnet_who {
+	const struct sock *owner;
+	u32 who[2];
+	bool named;
+};
+
+static inline const u32 *magnet_who_ids(const struct magnet_who *w)
+{
+	return w && w->named ? w->who : NULL;
+}
+
+/* sock_user.c: a socket's last user in task context, by abstract ID */
+void magnet_sock_user_note(u64 id);
+bool magnet_sock_user_find(u64 id, u32 *who);
+
+/*
+ * add.c: write one event into @s (no filtering), timestamp @now, naming
+ * @who's task if it names one
+ */
 void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
-		  u64 abstract_id, const void *payload, u16 len, u64 now);
+		  u64 abstract_id, const void *payload, u16 len, u64 now,
+		  const struct magnet_who *w);
 /*
  * a core record (SYNTH, CORR) from process context, its header naming
  * @pid/@tgid; false: ring full
@@ -144,7 +171,9 @@ bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 /* filter.c; @now as in magnet_write_at() */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 		       u64 abstract_id, const void *payload, u16 len,
-		       u64 now, const struct sock *owner);
+		       u64 now, const struct magnet_who *w);
+/* the task of an event for pid/tgid keys: the current one, or @w's in irq */
+void magnet_event_task(struct magnet_fkey *ev, const struct magnet_who *w);
 /* the cgroup of an event for cgroup keys: the task's, or @owner's in irq */
 void magnet_event_cgroup(struct magnet_fkey *ev, const struct sock *owner);
 void magnet_filters_stream_gone(struct magnet_stream *s);
@@ -211,7 +240,7 @@ void magnet_db_point_put(struct magnet_point *pt);
 /* synth.c: synthesizers (docs/SYNTH.md) */
 void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		       const void *payload, u16 len, u64 now,
-		       const struct sock *owner);
+		       const struct magnet_who *w);
 long magnet_synth_tick(void);
 void magnet_synths_stream_gone(struct magnet_stream *s);
 void magnet_synths_point_gone(struct magnet_point *pt);

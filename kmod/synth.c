@@ -297,7 +297,7 @@ static __always_inline bool synth_flags_want(const struct magnet_synth *sy,
 
 notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		       const void *payload, u16 len, u64 now,
-		       const struct sock *owner)
+		       const struct magnet_who *w)
 {
 	struct magnet_fkey ev = {
 		.event = pt->id,
@@ -307,10 +307,7 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 	struct magnet_synth *sy;
 	bool cg = false;
 
-	if (in_task()) {
-		ev.pid = current->pid;
-		ev.tgid = current->tgid;
-	}
+	magnet_event_task(&ev, w);
 	/* the caller's rcu_read_lock_sched keeps the cgroup valid (filter.c) */
 	hlist_for_each_entry_rcu(sy, &pt->synths, pnode) {
 		if (unlikely(in_nmi())) {
@@ -319,7 +316,7 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		}
 		if (unlikely((sy->match.mask | sy->group) & MAGNET_FK_CGROUP) &&
 		    !cg) {
-			magnet_event_cgroup(&ev, owner);
+			magnet_event_cgroup(&ev, w->owner);
 			cg = true;
 		}
 		/* exactly the events of [start, end): see insert/remove */
@@ -329,7 +326,7 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 			continue;
 		if (unlikely(sy->flag_mask) && !synth_flags_want(sy, payload, len))
 			continue;
-		if (unlikely(sy->owner) && sy->owner != owner)
+		if (unlikely(sy->owner) && sy->owner != w->owner)
 			continue;
 		this_cpu_inc(sy->cnt->matched);
 		synth_account(sy, &ev, len, payload, now);

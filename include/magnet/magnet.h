@@ -114,7 +114,10 @@ static __always_inline bool magnet_point_enabled(const struct magnet_point *pt)
 
 /*
  * magnet_add_owned(): an event about the local socket @owner (a full
- * socket, or NULL), which it is attributed to in interrupt context.
+ * socket, or NULL) whose inode number is @abstract_id.  In interrupt
+ * context the event is attributed to the socket: its cgroup, and its last
+ * user, the task of its last event in task context (kmod/sock_user.c),
+ * which an event here in task context makes the current task.
  * @s may be NULL when only in-kernel consumers read the point.
  */
 static __always_inline void magnet_add_owned(struct magnet_point *pt,

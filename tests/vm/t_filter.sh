@@ -13,7 +13,10 @@
 #     match); a cgroup ID that does not exist is refused; a datagram
 #     received in softirq, while the sender's task runs, matches the
 #     cgroup filter of its receiving socket at dev_recv, ip_recv and
-#     udp_recv, and a socket of another cgroup's does not.
+#     udp_recv, and a socket of another cgroup's does not; and, once the
+#     receiver made a call on its socket, names the receiving process
+#     there (the socket's last user), so a tgid filter of the receiver
+#     takes all its datagrams at every receive layer.
 #  3. 1-in-40 count sampling delivers exactly ceil(N/40); time sampling
 #     keeps events at least one period apart.
 #  4. Removing a filter, and a stream a filter feeds, while events flow.
@@ -217,6 +220,64 @@ for ev in ("dev_recv", "ip_recv", "udp_recv"):
 check(F["f_rx"]["matched"] == 3 * n, "f_rx matched 3 x %d" % n, F["f_rx"])
 PY
 magnetctl filter del f_rx
+
+# receive side, the process: in softirq an event about a socket names the
+# socket's last user in task context (kmod/sock_user.c).  The receiver
+# sends one datagram from its socket first (a task-context sock_send about
+# it), then receives; a tgid filter of the receiver then takes all its
+# datagrams at every receive layer, and none is left in the probe's stream
+# without a process.  The sender's events keep the sender.
+magnetctl stream create own subbuf-size 1M subbuf-count 4
+bg rpy in_b python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+s.bind(("0.0.0.0", 5005))
+s.sendto(b"hello", (sys.argv[1], 9))
+print("pid=%d ino=%d" % (os.getpid(), os.fstat(s.fileno()).st_ino), flush=True)
+s.settimeout(5)
+n = 0
+try:
+    while n < int(sys.argv[2]):
+        s.recv(4096)
+        n += 1
+except socket.timeout:
+    pass
+print("datagrams=%d" % n, flush=True)
+sys.exit(0 if n == int(sys.argv[2]) else 1)' "$IP_A" "$N"
+check "enable sock_send sock_recv dev_recv ip_recv udp_recv into net" \
+	magnetctl probe enable sock_send sock_recv dev_recv ip_recv udp_recv stream net
+record_start net own
+wait_line "$(out rpy)" 'ino=' 20 || not_ok "python receiver ready" "$(cat "$(out rpy)")"
+RPID=$(sed -n 's/.*pid=\([0-9]*\).*/\1/p' "$(out rpy)" | head -1)
+I_PY=$(sed -n 's/.*ino=\([0-9]*\).*/\1/p' "$(out rpy)" | head -1)
+check "filter f_own: tgid $RPID (the receiver) -> own" magnetctl filter add f_own tgid "$RPID" stream own
+in_a "$MAGNET_TOOLS/udp_flood" -i 1000 "$IP_B" 5005 $N 200 >"$R/flood_own.out" 2>&1
+check_eq "$N datagrams to the receiver" 0 $?
+FPID=$(sed -n 's/.*pid=\([0-9]*\).*/\1/p' "$R/flood_own.out" | head -1)
+bg_wait rpy 30
+check_eq "the receiver got all $N datagrams" 0 $?
+check "disable" magnetctl probe disable sock_send sock_recv dev_recv ip_recv udp_recv
+record_stop net own
+TRACES="net own" N=$N RPID=$RPID FPID=$FPID I_PY=$I_PY pycheck phase2own <<'PY'
+n, rpid, fpid, ino = int(env["N"]), env["RPID"], env["FPID"], env["I_PY"]
+own, net = T["own"], T["net"]
+diag("own: %s; net irq: %s" % (own["tgid"], {e: net["irq"].get(e) for e in ("dev_recv", "ip_recv", "udp_recv")}))
+for ev in ("dev_recv", "ip_recv", "udp_recv"):
+    check(own["tgid"].get(ev) == {rpid: n},
+          "%s: the receiver's %d datagrams, in softirq, name it and reach its tgid filter" % (ev, n),
+          own["tgid"].get(ev))
+    check(ino not in net["irq"].get(ev, {}),
+          "%s: none of the receiver's datagrams left in the probe's stream without a process" % ev,
+          net["irq"].get(ev))
+check(own["tgid"].get("sock_recv") == {rpid: n}, "sock_recv: its %d receive calls" % n, own["tgid"].get("sock_recv"))
+snd = net["tgid"].get("sock_send", {})
+check(snd.get(rpid) == 1, "sock_send: its one send, made before the filter existed, in the probe's stream", snd)
+check(snd.get(fpid) == n and "sock_send" not in own["tgid"],
+      "the sender's %d sends name the sender (%s)" % (n, fpid), snd)
+check(F["f_own"]["matched"] == 4 * n, "f_own matched 4 x %d" % n, F["f_own"])
+PY
+magnetctl filter del f_own
 diag "phase 2 done at ${SECONDS}s"
 
 # ---- 3. sampling ---------------------------------------------------------------
