@@ -151,9 +151,11 @@ check "enable sock_send udp_send into net" magnetctl probe enable sock_send udp_
 udp_sink_start usink 5002 || bail_out "udp_sink"
 record_start net pf cg
 N=300
-# each sender waits until its filter is in place, then execs udp_flood (same pid)
+# each sender waits until its filter is in place (the file go2, made after
+# the filters), then execs udp_flood (same pid)
+rm -f "$R/go2"
 for s in s_pid s_cg s_tgid s_none; do
-	bg $s in_a sh -c "sleep 3; exec $MAGNET_TOOLS/udp_flood $IP_B 5002 $N 200"
+	bg $s in_a sh -c "while [ ! -e '$R/go2' ]; do sleep 0.1; done; exec $MAGNET_TOOLS/udp_flood $IP_B 5002 $N 200"
 done
 P1=${BG_PID[s_pid]} P2=${BG_PID[s_cg]} P3=${BG_PID[s_tgid]} P4=${BG_PID[s_none]}
 # (ip netns exec has its own /sys: move it from here)
@@ -163,6 +165,7 @@ check "move sender $P2 into $CG/mgfilt/sub" sh -c "echo $P2 > $CG/mgfilt/sub/cgr
 check "filter f_pid: pid $P1 -> pf" magnetctl filter add f_pid pid "$P1" stream pf
 check "filter f_cg: cgroup $CG/mgfilt -> cg" magnetctl filter add f_cg cgroup $CG/mgfilt stream cg
 check "filter f_tgid: tgid $P3 drop" magnetctl filter add f_tgid tgid "$P3" drop
+touch "$R/go2"
 for s in s_pid s_cg s_tgid s_none; do bg_wait $s 60 || diag "$s: exit $?"; done
 check "disable" magnetctl probe disable sock_send udp_send
 kill "${BG_PID[usink]}" 2>/dev/null
@@ -235,7 +238,7 @@ s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
 s.bind(("0.0.0.0", 5005))
 s.sendto(b"hello", (sys.argv[1], 9))
 print("pid=%d ino=%d" % (os.getpid(), os.fstat(s.fileno()).st_ino), flush=True)
-s.settimeout(5)
+s.settimeout(60)         # the flood starts once the filter is in place
 n = 0
 try:
     while n < int(sys.argv[2]):
