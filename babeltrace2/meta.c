@@ -19,7 +19,6 @@
 
 #include "mbt.h"
 
-
 const char *mbt_clock_name(__u32 id)
 {
 	switch (id) {
@@ -112,7 +111,6 @@ static bt_field_class *fc_bytes(bt_trace_class *tc)
 static bt_field_class *fc_step(bt_trace_class *tc)
 {
 	bt_field_class *st = bt_field_class_structure_create(tc);
-
 	const struct magnet_field *f;
 	unsigned int n;
 
