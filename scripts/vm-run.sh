@@ -24,7 +24,9 @@
 # The guest script sees MAGNET_RESULTS, MAGNET_REPO (repo root), MAGNET_KVER
 # and every MAGNET_* variable (and MAGNETCTL) of the caller's environment,
 # e.g. MAGNET_MODDIR, MAGNET_TOOLS.  MAGNET_VM_APPEND is added to the
-# guest kernel's command line (e.g. MAGNET_VM_APPEND=debugfs=off).
+# guest kernel's command line (e.g. MAGNET_VM_APPEND=debugfs=off);
+# MAGNET_VM_QEMU_OPTS to qemu's (e.g. "-accel tcg,thread=single": every
+# vCPU in one host thread, tests/vm/README.md "Text patching under TCG").
 # It should use tests/vm/lib.sh.  After it, the guest saves dmesg into the
 # results dir; the host fails the run if the log has an oops, a warning, a
 # lockup, ... (patterns: tests/vm/dmesg-patterns.txt; lines matching the
@@ -152,6 +154,7 @@ for attempt in 1 2; do
 	timeout --kill-after=15 $((timeout_s + 120)) \
 		vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
 		--verbose --append "loglevel=5$extra_append${MAGNET_VM_APPEND:+ $MAGNET_VM_APPEND}" "${repo_dir[@]}" \
+		${MAGNET_VM_QEMU_OPTS:+"--qemu-opts=$MAGNET_VM_QEMU_OPTS"} \
 		--rwdir "$guest_out=$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
 		2>"$outdir/kernel-console.log" | tee "$outdir/console.log"
 	vng_rc=${PIPESTATUS[0]}
