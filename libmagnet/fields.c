@@ -206,7 +206,13 @@ const struct magnet_field *magnet_corr_step_fields(unsigned int *nr)
 	return step_fields;
 }
 
-__u64 magnet_field_get(const void *base, const struct magnet_field *f)
+/*
+ * Field @f of the struct at @base: its bytes, byte-swapped if @swap,
+ * signed ones sign-extended; 0 for a string (read with
+ * magnet_rec_field_str()).
+ */
+static __u64 field_read(const void *base, const struct magnet_field *f,
+			bool swap)
 {
 	const unsigned char *p = (const unsigned char *)base + f->offset;
 	bool sgn = f->kind == MAGNET_FIELD_INT;
@@ -221,16 +227,25 @@ __u64 magnet_field_get(const void *base, const struct magnet_field *f)
 		return sgn ? (__u64)(__s8)v8 : v8;
 	case 2:
 		memcpy(&v16, p, 2);
+		if (swap)
+			v16 = bswap_16(v16);
 		return sgn ? (__u64)(__s16)v16 : v16;
 	case 4:
 		memcpy(&v32, p, 4);
+		if (swap)
+			v32 = bswap_32(v32);
 		return sgn ? (__u64)(__s32)v32 : v32;
 	case 8:
 		memcpy(&v64, p, 8);
-		return v64;
+		return swap ? bswap_64(v64) : v64;
 	default:
 		return 0;
 	}
+}
+
+__u64 magnet_field_get(const void *base, const struct magnet_field *f)
+{
+	return field_read(base, f, false);
 }
 
 __u64 magnet_rec_field_value(const struct magnet_rec *r, unsigned int i)
@@ -261,40 +276,8 @@ bool magnet_decode_fields(const struct magnet_decoder *d, struct magnet_rec *r)
 	t = &tables[r->payload_type];
 	if (r->payload_len < t->size || t->n > MAGNET_REC_FIELDS_MAX)
 		return false;
-	for (i = 0; i < t->n; i++) {
-		const struct magnet_field *f = &t->f[i];
-		__u64 v = 0;
-		__u8 v8;
-		__u16 v16;
-		__u32 v32;
-
-		switch (f->kind == MAGNET_FIELD_STR ? 0 : f->size) {
-		case 1:
-			memcpy(&v8, p + f->offset, 1);
-			v = f->kind == MAGNET_FIELD_INT ? (__u64)(__s8)v8 : v8;
-			break;
-		case 2:
-			memcpy(&v16, p + f->offset, 2);
-			if (d->swapped)
-				v16 = bswap_16(v16);
-			v = f->kind == MAGNET_FIELD_INT ? (__u64)(__s16)v16 : v16;
-			break;
-		case 4:
-			memcpy(&v32, p + f->offset, 4);
-			if (d->swapped)
-				v32 = bswap_32(v32);
-			v = f->kind == MAGNET_FIELD_INT ? (__u64)(__s32)v32 : v32;
-			break;
-		case 8:
-			memcpy(&v, p + f->offset, 8);
-			if (d->swapped)
-				v = bswap_64(v);
-			break;
-		default:	/* strings are read from r->payload */
-			break;
-		}
-		r->u.fields[i] = v;
-	}
+	for (i = 0; i < t->n; i++)
+		r->u.fields[i] = field_read(p, &t->f[i], d->swapped);
 	r->kind = MAGNET_REC_FIELDS;
 	return true;
 }
