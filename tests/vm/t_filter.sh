@@ -172,9 +172,10 @@ kill "${BG_PID[usink]}" 2>/dev/null
 record_stop net pf cg
 # each sender's send calls: N sent plus the failed ones it counted (ENOBUFS
 # when four floods share the veth in a slow kernel), each an event
-calls() { sed -n 's/.* errors=\([0-9]*\).*/\1/p' "$(out "$1")" | awk -v n=$N '{ print n + $1 }'; }
-TRACES="net pf cg" N=$N P1=$P1 P2=$P2 P3=$P3 P4=$P4 \
-	C1=$(calls s_pid) C2=$(calls s_cg) C3=$(calls s_tgid) C4=$(calls s_none) pycheck phase2 <<'PY'
+# calls FILE: N plus the failed sends udp_flood reported in FILE
+calls() { sed -n 's/.* errors=\([0-9]*\).*/\1/p' "$1" | awk -v n=$N '{ print n + $1 }'; }
+TRACES="net pf cg" N=$N P1=$P1 P2=$P2 P3=$P3 P4=$P4 C1=$(calls "$(out s_pid)") \
+	C2=$(calls "$(out s_cg)") C3=$(calls "$(out s_tgid)") C4=$(calls "$(out s_none)") pycheck phase2 <<'PY'
 p = [env["P%d" % i] for i in range(1, 5)]
 c = [int(env.get("C%d" % i) or -1) for i in range(1, 5)]
 tg = {s: T[s]["tgid"].get("sock_send", {}) for s in T}
@@ -262,7 +263,7 @@ check "filter f_own: tgid $RPID (the receiver) -> own" magnetctl filter add f_ow
 in_a "$MAGNET_TOOLS/udp_flood" -i 1000 "$IP_B" 5005 $N 200 >"$R/flood_own.out" 2>&1
 check_eq "$N datagrams to the receiver" 0 $?
 FPID=$(sed -n 's/.*pid=\([0-9]*\).*/\1/p' "$R/flood_own.out" | head -1)
-FCALLS=$(sed -n 's/.* errors=\([0-9]*\).*/\1/p' "$R/flood_own.out" | awk -v n=$N '{ print n + $1 }')
+FCALLS=$(calls "$R/flood_own.out")
 bg_wait rpy 30
 check_eq "the receiver got all $N datagrams" 0 $?
 check "disable" magnetctl probe disable sock_send sock_recv dev_recv ip_recv udp_recv
