@@ -193,6 +193,8 @@ void magnetfs_notify(struct magnet_stream *s);
 int magnetk_start(void);
 void magnetk_stop(void);
 int magnetk_call(int (*fn)(void *arg), void *arg);
+/* wake the synthesizers' emitter (magnetk-synth): one may be due earlier */
+void magnetk_synth_kick(void);
 
 /* netlink.c */
 int magnet_genl_init(void);

@@ -183,12 +183,10 @@ static void ss_synth_gone(struct magnet_synth *sy)
 		}
 }
 
-/* *@syp: allocated by the caller; magnetk's on success (cleared) */
-static int ss_synth_add(struct ss_sock *ss, int i, struct magnet_synth **syp)
+/* Fill @sy, allocated by the caller, as @ss's synthesizer @i. */
+static int ss_synth_prep(struct ss_sock *ss, int i, struct magnet_synth *sy)
 {
 	struct magnet_point *pt = magnet_db_find_point(ss_syn[i].point, 0);
-	struct magnet_synth *sy = *syp;
-	int err;
 
 	if (!pt)
 		return -ENODEV;		/* magnet_net not loaded */
@@ -216,11 +214,29 @@ static int ss_synth_add(struct ss_sock *ss, int i, struct magnet_synth **syp)
 	sy->period = 1ull << 62;
 	sy->gone = ss_synth_gone;
 	sy->priv = ss;
-	err = magnet_synth_insert(sy, NULL);
+	return 0;
+}
+
+/*
+ * Insert the SS_NR synthesizers of @sys (the caller's until then) as
+ * @ss's, all at once: one grace period per watch, not one each.
+ */
+static int ss_synths_add(struct ss_sock *ss, struct magnet_synth **sys)
+{
+	int i, err = 0;
+
+	for (i = 0; i < SS_NR && !err; i++)
+		err = ss_synth_prep(ss, i, sys[i]);
+	if (!err)
+		err = magnet_synth_insert_many(sys, SS_NR, NULL);
 	if (err)
-		return err;		/* the caller frees it */
-	ss->sy[i] = sy;
-	*syp = NULL;
+		return err;		/* none inserted: the caller frees them */
+	for (i = 0; i < SS_NR; i++) {
+		ss->sy[i] = sys[i];
+		sys[i] = NULL;
+	}
+	/* one start for all: from here on, all of them count */
+	ss->start = ss->sy[0]->start;
 	return 0;
 }
 
@@ -280,11 +296,14 @@ static void ss_corr_make(int dir)
 
 static void ss_sock_free(struct ss_sock *ss)
 {
-	int i;
+	struct magnet_synth *sys[SS_NR];
+	int i, n = 0;
 
+	/* those still there (a point that left took its own), at once */
 	for (i = 0; i < SS_NR; i++)
 		if (ss->sy[i])
-			magnet_synth_remove(ss->sy[i]);	/* clears sy[i] */
+			sys[n++] = ss->sy[i];
+	magnet_synth_remove_many(sys, n);	/* clears ss->sy[] */
 	list_del(&ss->node);
 	ss_nr_socks--;
 	/* the correlator lingers; magnet_sockstat_tick() deletes it */
@@ -367,7 +386,7 @@ static int ss_do_watch(void *arg)
 	struct ss_req *r = arg;
 	struct ss_sock *ss;
 	struct ss_watch *w;
-	int i, err = 0;
+	int err = 0;
 
 	mutex_lock(&magnet_db.lock);
 	if (ss_file_find(r->f, r->id))
@@ -395,15 +414,11 @@ static int ss_do_watch(void *arg)
 		sock_hold(ss->sk);
 		list_add_tail(&ss->node, &ss_socks);
 		ss_nr_socks++;
-		for (i = 0; i < SS_NR && !err; i++)
-			err = ss_synth_add(ss, i, &r->sy[i]);
+		err = ss_synths_add(ss, r->sy);
 		if (err) {
 			ss_sock_free(ss);
 			goto out;
 		}
-		/* the last start: from here on, all of them count */
-		for (i = 0; i < SS_NR; i++)
-			ss->start = max(ss->start, ss->sy[i]->start);
 		ss_corr_make(SS_TX);
 		ss_corr_make(SS_RX);
 	}

@@ -19,10 +19,18 @@
  * period moves @cur to @done (merging, and flagging, only if magnetk
  * fell more than a period behind).
  *
- * magnetk (magnet_synth_tick()) reads the clock, waits for every event
- * that may have read an earlier time (synchronize_rcu(): events run in
- * rcu_read_lock_sched sections with interrupts off) and emits every
- * closed period.  Hence no event of an emitted period can still arrive.
+ * The emitter, a thread of its own (magnetk-synth, magnet_synth_tick()),
+ * reads the clock, waits for every event that may have read an earlier
+ * time (synchronize_rcu(): events run in rcu_read_lock_sched sections with
+ * interrupts off) and emits every closed period.  Hence no event of an
+ * emitted period can still arrive.  It takes synths_lock, not db.lock: a
+ * control request that runs for seconds in magnetk (a correlator
+ * attaching or detaching its hooks, each detach waiting for an RCU-tasks
+ * grace period) does not hold the periods back.
+ *
+ * Locking: magnet_synths changes with db.lock and synths_lock both held
+ * (in that order), so holding either one reads it safely; synths_lock
+ * also makes an emission and a synthesizer's removal exclusive.
  */
 #include <linux/kprobes.h>
 #include <linux/cgroup.h>
@@ -40,6 +48,7 @@
 #include "compat.h"
 
 LIST_HEAD(magnet_synths);
+static DEFINE_MUTEX(synths_lock);
 static unsigned int magnet_nr_synths;
 
 /*
@@ -334,7 +343,7 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 }
 NOKPROBE_SYMBOL(magnet_synth_feed);
 
-/* ---- emission (magnetk, db.lock) --------------------------------------- */
+/* ---- emission (the emitter, synths_lock) ------------------------------ */
 
 static void synth_emit(struct magnet_synth *sy, struct magnet_synth_key *e,
 		       const struct magnet_moments *m, u64 first, u64 last,
@@ -429,9 +438,9 @@ static void synth_set_due(struct magnet_synth *sy, u64 now)
 }
 
 /*
- * magnetk's periodic work: emit the closed periods of every synthesizer
- * whose period ended.  Returns the jiffies until the next period ends
- * (MAX_SCHEDULE_TIMEOUT when there is no synthesizer).
+ * The emitter's work (magnetk-synth): emit the closed periods of every
+ * synthesizer whose period ended.  Returns the jiffies until the next
+ * period ends (MAX_SCHEDULE_TIMEOUT when there is no synthesizer).
  */
 long magnet_synth_tick(void)
 {
@@ -439,7 +448,7 @@ long magnet_synth_tick(void)
 	u64 now, next = U64_MAX;
 	bool due = false;
 
-	mutex_lock(&magnet_db.lock);
+	mutex_lock(&synths_lock);
 	now = ktime_get_mono_fast_ns();
 	list_for_each_entry(sy, &magnet_synths, node)
 		if (now >= sy->next_due)
@@ -460,7 +469,7 @@ long magnet_synth_tick(void)
 	}
 	list_for_each_entry(sy, &magnet_synths, node)
 		next = min(next, sy->next_due);
-	mutex_unlock(&magnet_db.lock);
+	mutex_unlock(&synths_lock);
 	if (next == U64_MAX)
 		return MAX_SCHEDULE_TIMEOUT;
 	now = ktime_get_mono_fast_ns();
@@ -473,91 +482,163 @@ long magnet_synth_tick(void)
 /* ---- creation and removal (magnetk, db.lock) ------------------------- */
 
 /*
- * Link @sy; it counts exactly the events whose timestamp is at least
- * @start: @start is read after every event that could have missed the
- * link has finished (the events before it are ignored by the check in
- * magnet_synth_feed()).
+ * Link the @n synthesizers of @sys at once; each counts exactly the events
+ * whose timestamp is at least their common start, read after every event
+ * that could have missed the links has finished (the events before it are
+ * ignored by the check in magnet_synth_feed()).  One grace period for all:
+ * a sockstat watch inserts seven, and a grace period can take a tenth of a
+ * second (PREEMPT_RT under emulation: more), which magnetk's periodic work
+ * waits for.  On failure none is linked and the caller still owns them all.
  */
-int magnet_synth_insert(struct magnet_synth *sy,
-			struct netlink_ext_ack *extack)
+int magnet_synth_insert_many(struct magnet_synth *const *sys, unsigned int n,
+			     struct netlink_ext_ack *extack)
 {
-	int err;
+	struct magnet_synth *sy;
+	unsigned int i;
+	u64 start;
+	int err = 0;
 
 	lockdep_assert_held(&magnet_db.lock);
-	sy->start = U64_MAX;
-	sy->end = U64_MAX;
-	hlist_add_head_rcu(&sy->pnode, &sy->pt->synths);
-	err = magnet_db_point_get(sy->pt);
+	for (i = 0; i < n; i++) {
+		sy = sys[i];
+		sy->start = U64_MAX;
+		sy->end = U64_MAX;
+		hlist_add_head_rcu(&sy->pnode, &sy->pt->synths);
+		err = magnet_db_point_get(sy->pt);
+		if (err) {
+			hlist_del_rcu(&sy->pnode);
+			break;
+		}
+	}
 	if (err) {
-		hlist_del_rcu(&sy->pnode);
-		synchronize_rcu();
 		magnet_set_err(extack, NULL,
 			       "probe '%s': attaching %s failed (%d)",
 			       sy->pt->desc->name,
 			       sy->pt->desc->hook ?: "its hook", err);
+		while (i--) {
+			hlist_del_rcu(&sys[i]->pnode);
+			magnet_db_point_put(sys[i]->pt);
+		}
+		synchronize_rcu();
 		return err;
 	}
 	synchronize_rcu();
-	WRITE_ONCE(sy->start, ktime_get_mono_fast_ns());
-	synth_set_due(sy, sy->start);
-	list_add_tail(&sy->node, &magnet_synths);
-	if (sy->stream)
-		magnet_nr_synths++;
+	start = ktime_get_mono_fast_ns();
+	mutex_lock(&synths_lock);
+	for (i = 0; i < n; i++) {
+		sy = sys[i];
+		WRITE_ONCE(sy->start, start);
+		synth_set_due(sy, start);
+		list_add_tail(&sy->node, &magnet_synths);
+		if (sy->stream)
+			magnet_nr_synths++;
+	}
+	mutex_unlock(&synths_lock);
+	/* its first period may end before the emitter's next wake-up */
+	magnetk_synth_kick();
 	return 0;
 }
 
-/*
- * Close @sy at @end: it counted exactly the events of [start, end).  Wait
- * for those still running, emit what it holds (the open period flagged
- * PARTIAL, ending at @end) into its stream, unlink and free it.
- */
-void magnet_synth_remove(struct magnet_synth *sy)
+int magnet_synth_insert(struct magnet_synth *sy,
+			struct netlink_ext_ack *extack)
 {
+	return magnet_synth_insert_many(&sy, 1, extack);
+}
+
+/*
+ * Close every synthesizer on @doomed (moved there from magnet_synths with
+ * synths_lock held: the emitter no longer sees them) at one @end: each
+ * counted exactly the events of [start, end).  Wait for those still
+ * running, emit what each holds (the open period flagged PARTIAL, ending
+ * at @end) into its stream, unlink and free them: two grace periods
+ * however many there are.
+ */
+static void synth_remove_list(struct list_head *doomed)
+{
+	struct magnet_synth *sy, *tmp;
 	u64 end;
 
-	lockdep_assert_held(&magnet_db.lock);
+	if (list_empty(doomed))
+		return;
 	end = ktime_get_mono_fast_ns();
-	WRITE_ONCE(sy->end, end);
+	list_for_each_entry(sy, doomed, node)
+		WRITE_ONCE(sy->end, end);
 	synchronize_rcu();
-	synth_harvest(sy, end, true);
-	hlist_del_rcu(&sy->pnode);
-	list_del(&sy->node);
-	if (sy->stream)
-		magnet_nr_synths--;
-	magnet_db_point_put(sy->pt);
+	list_for_each_entry(sy, doomed, node) {
+		synth_harvest(sy, end, true);
+		hlist_del_rcu(&sy->pnode);
+		if (sy->stream)
+			magnet_nr_synths--;
+		magnet_db_point_put(sy->pt);
+	}
 	synchronize_rcu();
-	if (sy->gone)
-		sy->gone(sy);
-	magnet_synth_free(sy);
+	list_for_each_entry_safe(sy, tmp, doomed, node) {
+		list_del(&sy->node);
+		if (sy->gone)
+			sy->gone(sy);
+		magnet_synth_free(sy);
+	}
+}
+
+/* Remove the @n synthesizers of @sys (linked ones) at once. */
+void magnet_synth_remove_many(struct magnet_synth *const *sys, unsigned int n)
+{
+	LIST_HEAD(doomed);
+	unsigned int i;
+
+	lockdep_assert_held(&magnet_db.lock);
+	mutex_lock(&synths_lock);
+	for (i = 0; i < n; i++)
+		list_move_tail(&sys[i]->node, &doomed);
+	mutex_unlock(&synths_lock);
+	synth_remove_list(&doomed);
+}
+
+void magnet_synth_remove(struct magnet_synth *sy)
+{
+	magnet_synth_remove_many(&sy, 1);
+}
+
+/* The synthesizers of magnet_synths that @match(sy, arg) picks, at once. */
+static void synths_remove_if(bool (*match)(struct magnet_synth *sy,
+					   const void *arg),
+			     const void *arg)
+{
+	struct magnet_synth *sy, *tmp;
+	LIST_HEAD(doomed);
+
+	lockdep_assert_held(&magnet_db.lock);
+	mutex_lock(&synths_lock);
+	list_for_each_entry_safe(sy, tmp, &magnet_synths, node)
+		if (!match || match(sy, arg))
+			list_move_tail(&sy->node, &doomed);
+	mutex_unlock(&synths_lock);
+	synth_remove_list(&doomed);
+}
+
+static bool synth_of_stream(struct magnet_synth *sy, const void *s)
+{
+	return sy->stream == s;
+}
+
+static bool synth_of_point(struct magnet_synth *sy, const void *pt)
+{
+	return sy->pt == pt;
 }
 
 void magnet_synths_stream_gone(struct magnet_stream *s)
 {
-	struct magnet_synth *sy, *tmp;
-
-	lockdep_assert_held(&magnet_db.lock);
-	list_for_each_entry_safe(sy, tmp, &magnet_synths, node)
-		if (sy->stream == s)
-			magnet_synth_remove(sy);
+	synths_remove_if(synth_of_stream, s);
 }
 
 void magnet_synths_point_gone(struct magnet_point *pt)
 {
-	struct magnet_synth *sy, *tmp;
-
-	lockdep_assert_held(&magnet_db.lock);
-	list_for_each_entry_safe(sy, tmp, &magnet_synths, node)
-		if (sy->pt == pt)
-			magnet_synth_remove(sy);
+	synths_remove_if(synth_of_point, pt);
 }
 
 void magnet_synths_teardown(void)
 {
-	struct magnet_synth *sy, *tmp;
-
-	lockdep_assert_held(&magnet_db.lock);
-	list_for_each_entry_safe(sy, tmp, &magnet_synths, node)
-		magnet_synth_remove(sy);
+	synths_remove_if(NULL, NULL);
 }
 
 /* ---- queries (db.lock) ------------------------------------------------- */

@@ -97,7 +97,11 @@ struct magnet_synth *magnet_synth_find(const char *name);
 unsigned int magnet_synth_count(void);
 int magnet_synth_insert(struct magnet_synth *sy,
 			struct netlink_ext_ack *extack);
+/* several at once: one grace period to insert, two to remove */
+int magnet_synth_insert_many(struct magnet_synth *const *sys, unsigned int n,
+			     struct netlink_ext_ack *extack);
 void magnet_synth_remove(struct magnet_synth *sy);
+void magnet_synth_remove_many(struct magnet_synth *const *sys, unsigned int n);
 void magnet_synth_read_cnt(struct magnet_synth *sy,
 			   struct magnet_synth_cnt *sum);
 u32 magnet_synth_nr_keys(struct magnet_synth *sy);
