@@ -61,6 +61,9 @@ kernels=$(./scripts/kernels.sh)
 # the kernel's YNL CLI for tests/vm/t_ynl.sh (from linux-source-6.12)
 ./scripts/ynl-tools.sh >build/ynl-tools.log 2>&1
 result "YNL tools from linux-source-6.12" $?
+# include/uapi/magnet_genl.h is what ynl-gen-c makes of docs/magnet.yaml
+./scripts/ynl-regen.sh --check >build/ynl-regen.log 2>&1
+result "include/uapi/magnet_genl.h generated from docs/magnet.yaml (ynl-gen-c)" $?
 # PREEMPT_RT kernels that are not booted (MAGNET_RT_KERNELS): their modules
 # must still build without warnings
 for k in $(MAGNET_RT_KERNELS=all ./scripts/kernels.sh); do

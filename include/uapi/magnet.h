@@ -524,86 +524,15 @@ struct magnet_corr_step {
 /* Generic netlink family                                              */
 /* ------------------------------------------------------------------ */
 
-#define MAGNET_GENL_NAME	"magnet"
-#define MAGNET_GENL_VERSION	1
-#define MAGNET_MCGRP_PROBES	"probes"
+/*
+ * The family's commands and attribute sets, its name, version and
+ * multicast group: generated from its specification, docs/magnet.yaml
+ * (scripts/ynl-regen.sh, the kernel's ynl-gen-c), which documents each
+ * attribute.  What follows here are the values the attributes carry.
+ */
+#include "magnet_genl.h"
 
-enum magnet_cmd {
-	MAGNET_CMD_UNSPEC,
-	MAGNET_CMD_STATUS_GET,		/* do: core status */
-	MAGNET_CMD_PROBE_GET,		/* do (by name/ID) or dump */
-	MAGNET_CMD_PROBE_ENABLE,	/* PROBE_NAME|PROBE_ID, STREAM_NAME */
-	MAGNET_CMD_PROBE_DISABLE,	/* PROBE_NAME|PROBE_ID */
-	MAGNET_CMD_STREAM_NEW,		/* STREAM_NAME [SUBBUF_SIZE SUBBUF_COUNT] */
-	MAGNET_CMD_STREAM_DEL,		/* STREAM_NAME */
-	MAGNET_CMD_STREAM_GET,		/* do (by name) or dump */
-	MAGNET_CMD_STREAM_FLUSH,	/* STREAM_NAME: write pending LOST records */
-	MAGNET_CMD_PROBE_NEW_NTF,	/* notification: probe registered */
-	MAGNET_CMD_PROBE_DEL_NTF,	/* notification: probe unregistered */
-	/* winnowing (docs/FILTERS.md): attributes nested in MAGNET_A_FILTER etc. */
-	MAGNET_CMD_FILTER_NEW,
-	MAGNET_CMD_FILTER_DEL,
-	MAGNET_CMD_FILTER_GET,		/* do or dump */
-	MAGNET_CMD_SYNTH_NEW,
-	MAGNET_CMD_SYNTH_DEL,
-	MAGNET_CMD_SYNTH_GET,		/* do or dump */
-	MAGNET_CMD_CORR_NEW,
-	MAGNET_CMD_CORR_DEL,
-	MAGNET_CMD_CORR_GET,		/* do or dump */
-	/* instrumentation points added at run time: MAGNET_A_KPROBE nest */
-	MAGNET_CMD_KPROBE_NEW,
-	MAGNET_CMD_KPROBE_DEL,
-	/* overwrite streams: STREAM_NAME, STREAM_SNAPSHOT (freeze or resume) */
-	MAGNET_CMD_STREAM_SNAPSHOT,
-	__MAGNET_CMD_MAX,
-};
-#define MAGNET_CMD_MAX (__MAGNET_CMD_MAX - 1)
-
-enum magnet_attr {
-	MAGNET_A_UNSPEC,
-	MAGNET_A_PAD,
-	MAGNET_A_VERSION,		/* string: module version */
-	MAGNET_A_ABI_VERSION,		/* u32 */
-	MAGNET_A_NR_CPUS,		/* u32 */
-	MAGNET_A_NR_PROBES,		/* u32 */
-	MAGNET_A_NR_STREAMS,		/* u32 */
-	MAGNET_A_PROBE_ID,		/* u32: event ID */
-	MAGNET_A_PROBE_NAME,		/* string */
-	MAGNET_A_PROBE_LAYER,		/* u32: enum magnet_layer */
-	MAGNET_A_PROBE_PAYLOAD,		/* u32: enum magnet_payload_type */
-	MAGNET_A_PROBE_ENABLED,		/* u8 */
-	MAGNET_A_PROBE_HOOK,		/* string: what it attaches to */
-	MAGNET_A_PROBE_MODULE,		/* string: module that registered it */
-	MAGNET_A_PROBE_HITS,		/* u64: events offered while enabled */
-	MAGNET_A_STREAM_NAME,		/* string */
-	MAGNET_A_STREAM_PATH,		/* string: file to read */
-	MAGNET_A_STREAM_SUBBUF_SIZE,	/* u32: bytes per sub-buffer */
-	MAGNET_A_STREAM_SUBBUF_COUNT,	/* u32: sub-buffers per CPU */
-	MAGNET_A_STREAM_PRODUCED,	/* u64: events offered to the stream */
-	MAGNET_A_STREAM_WRITTEN,	/* u64: events written to its rings */
-	MAGNET_A_STREAM_LOST,		/* u64: events dropped (ring full) */
-	MAGNET_A_STREAM_READ,		/* u64: events delivered to readers */
-	MAGNET_A_STREAM_BYTES,		/* u64: bytes written to its rings */
-	MAGNET_A_STREAM_READERS,	/* u32: open files */
-	MAGNET_A_STREAM_PROBES,		/* u32: probes enabled into it */
-	MAGNET_A_FILTER,		/* nest: enum magnet_filter_attr */
-	MAGNET_A_SYNTH,			/* nest: enum magnet_synth_attr */
-	MAGNET_A_CORR,			/* nest: enum magnet_corr_attr */
-	MAGNET_A_KPROBE,		/* nest: enum magnet_kprobe_attr */
-	MAGNET_A_STREAM_APP_WRITE,	/* u8: anyone may write() APP events */
-	MAGNET_A_STREAM_APP_EVENTS,	/* u64: APP records accepted */
-	MAGNET_A_STREAM_APP_REJECTED,	/* u64: write() calls refused */
-	/* buffer modes (docs/DESIGN.md "Buffer modes") */
-	MAGNET_A_STREAM_MODE,		/* u32: MAGNET_STREAM_F_* (NEW, GET) */
-	MAGNET_A_STREAM_SNAPSHOT,	/* u32: enum magnet_snapshot_op */
-	MAGNET_A_STREAM_FROZEN,		/* u8: 1 while a snapshot freezes it */
-	MAGNET_A_STREAM_OVERWRITTEN,	/* u64: events overwritten unread */
-	MAGNET_A_STREAM_OVERWRITTEN_BYTES, /* u64: their bytes (all records) */
-	MAGNET_A_STREAM_FROZEN_LOST,	/* u64: events refused while frozen */
-	MAGNET_A_STREAM_CLOCK,		/* u32: enum magnet_clock (NEW, GET) */
-	__MAGNET_A_MAX,
-};
-#define MAGNET_A_MAX (__MAGNET_A_MAX - 1)
+#define MAGNET_CMD_UNSPEC	0	/* no command has it */
 
 /*
  * Filters (docs/FILTERS.md), nested in MAGNET_A_FILTER.  A key attribute
@@ -617,27 +546,7 @@ enum magnet_filter_action {
 	__MAGNET_FILTER_ACTION_MAX,
 };
 
-enum magnet_filter_attr {
-	MAGNET_FILTER_A_UNSPEC,
-	MAGNET_FILTER_A_PAD,
-	MAGNET_FILTER_A_NAME,		/* string: unique filter name */
-	MAGNET_FILTER_A_EVENT,		/* u32: event ID (key) */
-	MAGNET_FILTER_A_CPU,		/* u32: CPU (key) */
-	MAGNET_FILTER_A_ABSTRACT_ID,	/* u64: abstract ID (key) */
-	MAGNET_FILTER_A_PID,		/* u32: thread ID (key; 0 = irq context) */
-	MAGNET_FILTER_A_TGID,		/* u32: process ID (key) */
-	MAGNET_FILTER_A_CGROUP,		/* u64: cgroup v2 ID (key) */
-	MAGNET_FILTER_A_PRIORITY,	/* s32: higher first, same specificity */
-	MAGNET_FILTER_A_ACTION,		/* u32: enum magnet_filter_action */
-	MAGNET_FILTER_A_STREAM,		/* string, repeatable: deliver there */
-	MAGNET_FILTER_A_SAMPLE_EVERY,	/* u32 N: deliver 1 in N matches */
-	MAGNET_FILTER_A_SAMPLE_PERIOD,	/* u64 ns: at most 1 per period */
-	MAGNET_FILTER_A_MATCHED,	/* u64: events it was chosen for */
-	MAGNET_FILTER_A_DELIVERED,	/* u64: events it passed on */
-	MAGNET_FILTER_A_DROPPED,	/* u64: refused (drop or unsampled) */
-	__MAGNET_FILTER_A_MAX,
-};
-#define MAGNET_FILTER_A_MAX (__MAGNET_FILTER_A_MAX - 1)
+/* enum magnet_filter_attr: magnet_genl.h */
 
 #define MAGNET_FILTER_STREAMS_MAX	4	/* STREAM attributes per filter */
 #define MAGNET_FILTERS_MAX		256
@@ -663,58 +572,7 @@ enum magnet_synth_quantity {
 #define MAGNET_SYNTH_K_CGROUP	0x20
 #define MAGNET_SYNTH_K_ALL	0x3f
 
-enum magnet_synth_attr {
-	MAGNET_SYNTH_A_UNSPEC,
-	MAGNET_SYNTH_A_PAD,
-	MAGNET_SYNTH_A_NAME,		/* string: unique synthesizer name */
-	MAGNET_SYNTH_A_PROBE_NAME,	/* string: the point it reads */
-	MAGNET_SYNTH_A_PROBE_ID,	/* u32: or its event ID */
-	MAGNET_SYNTH_A_CPU,		/* u32: match key */
-	MAGNET_SYNTH_A_ABSTRACT_ID,	/* u64: match key */
-	MAGNET_SYNTH_A_PID,		/* u32: match key */
-	MAGNET_SYNTH_A_TGID,		/* u32: match key */
-	MAGNET_SYNTH_A_CGROUP,		/* u64: match key */
-	MAGNET_SYNTH_A_GROUP,		/* u32: MAGNET_SYNTH_K_* (default 0) */
-	MAGNET_SYNTH_A_QUANTITY,	/* u32: enum magnet_synth_quantity */
-	MAGNET_SYNTH_A_FIELD_OFFSET,	/* u32: payload byte offset */
-	MAGNET_SYNTH_A_FIELD_WIDTH,	/* u32: 1, 2, 4 or 8 bytes */
-	MAGNET_SYNTH_A_PERIOD,		/* u64 ns */
-	MAGNET_SYNTH_A_STREAM,		/* string: where SYNTH records go */
-	MAGNET_SYNTH_A_MAX_KEYS,	/* u32: key slots (default 1024) */
-	MAGNET_SYNTH_A_START,		/* u64 ns: start of period 0 (reply) */
-	MAGNET_SYNTH_A_MATCHED,		/* u64: events matched */
-	MAGNET_SYNTH_A_KEYS,		/* u32: keys in use */
-	MAGNET_SYNTH_A_OVERFLOW,	/* u64: events of keys beyond MAX_KEYS */
-	MAGNET_SYNTH_A_SHORT,		/* u64: events without the field */
-	MAGNET_SYNTH_A_NMI,		/* u64: events in NMI (not counted) */
-	MAGNET_SYNTH_A_REORDERED,	/* u64: interval: older than the last */
-	MAGNET_SYNTH_A_LATE,		/* u64: event of an emitted period */
-	MAGNET_SYNTH_A_RECORDS,		/* u64: SYNTH records written */
-	MAGNET_SYNTH_A_RECORDS_LOST,	/* u64: SYNTH records the ring refused */
-	MAGNET_SYNTH_A_VALUES,		/* flag: GET per-key open-period values */
-	MAGNET_SYNTH_A_KEY_EVENT,	/* u32: value key / key selector */
-	MAGNET_SYNTH_A_KEY_CPU,		/* u32 */
-	MAGNET_SYNTH_A_KEY_ABSTRACT_ID,	/* u64 */
-	MAGNET_SYNTH_A_KEY_PID,		/* u32 */
-	MAGNET_SYNTH_A_KEY_TGID,	/* u32 */
-	MAGNET_SYNTH_A_KEY_CGROUP,	/* u64 */
-	MAGNET_SYNTH_A_V_PERIOD_START,	/* u64 ns: the open period */
-	MAGNET_SYNTH_A_V_COUNT,		/* u64 */
-	MAGNET_SYNTH_A_V_MIN,		/* u64 */
-	MAGNET_SYNTH_A_V_MAX,		/* u64 */
-	MAGNET_SYNTH_A_V_SUM_LO,	/* u64 */
-	MAGNET_SYNTH_A_V_SUM_HI,	/* u64 */
-	MAGNET_SYNTH_A_V_SUMSQ_LO,	/* u64 */
-	MAGNET_SYNTH_A_V_SUMSQ_HI,	/* u64 */
-	MAGNET_SYNTH_A_V_MEAN,		/* u64: floor */
-	MAGNET_SYNTH_A_V_VARIANCE,	/* u64: floor, population */
-	MAGNET_SYNTH_A_V_FLAGS,		/* u32: MAGNET_SYNTH_F_* */
-	MAGNET_SYNTH_A_V_TOTAL_COUNT,	/* u64: samples since creation */
-	MAGNET_SYNTH_A_V_TOTAL_SUM_LO,	/* u64: their sum */
-	MAGNET_SYNTH_A_V_TOTAL_SUM_HI,	/* u64 */
-	__MAGNET_SYNTH_A_MAX,
-};
-#define MAGNET_SYNTH_A_MAX (__MAGNET_SYNTH_A_MAX - 1)
+/* enum magnet_synth_attr: magnet_genl.h */
 
 #define MAGNET_SYNTHS_MAX		64
 #define MAGNET_SYNTH_KEYS_DEFAULT	1024
@@ -728,36 +586,9 @@ enum magnet_synth_attr {
  * may make that step), matched per abstract ID within WINDOW ns; records
  * (MAGNET_EVENT_CORR) go to STREAM.
  */
-enum magnet_corr_attr {
-	MAGNET_CORR_A_UNSPEC,
-	MAGNET_CORR_A_PAD,
-	MAGNET_CORR_A_NAME,		/* string: unique correlator name */
-	MAGNET_CORR_A_ID,		/* u32: its ID (reply; corr_id) */
-	MAGNET_CORR_A_STEP,		/* nest, repeated in order: enum magnet_corr_step_attr */
-	MAGNET_CORR_A_WINDOW,		/* u64 ns */
-	MAGNET_CORR_A_STREAM,		/* string: destination stream */
-	MAGNET_CORR_A_EVENTS,		/* u64: events read from the internal stream */
-	MAGNET_CORR_A_COMPLETED,	/* u64: chains complete */
-	MAGNET_CORR_A_EXPIRED,		/* u64: chains expired (window) */
-	MAGNET_CORR_A_PARTIAL,		/* u64: chains closed early (restart, skip, flush) */
-	MAGNET_CORR_A_OVERFLOW,		/* u64: chains not started: pending table full */
-	MAGNET_CORR_A_STRAY,		/* u64: events that joined no chain */
-	MAGNET_CORR_A_LOST,		/* u64: events lost by the internal stream */
-	MAGNET_CORR_A_LATE,		/* u64: events read out of timestamp order */
-	MAGNET_CORR_A_PENDING,		/* u32: chains open now */
-	MAGNET_CORR_A_RECORDS,		/* u64: records written to STREAM */
-	MAGNET_CORR_A_IN_WRITTEN,	/* u64: events the internal stream took */
-	MAGNET_CORR_A_IN_READ,		/* u64: its "read" counter */
-	__MAGNET_CORR_A_MAX,
-};
-#define MAGNET_CORR_A_MAX (__MAGNET_CORR_A_MAX - 1)
+/* enum magnet_corr_attr: magnet_genl.h */
 
-enum magnet_corr_step_attr {
-	MAGNET_CORR_STEP_A_UNSPEC,
-	MAGNET_CORR_STEP_A_EVENT,	/* u32 event ID, repeated 1..4 times */
-	__MAGNET_CORR_STEP_A_MAX,
-};
-#define MAGNET_CORR_STEP_A_MAX (__MAGNET_CORR_STEP_A_MAX - 1)
+/* enum magnet_corr_step_attr: magnet_genl.h */
 
 #define MAGNET_CORRS_MAX		16
 #define MAGNET_CORR_WINDOW_MIN		1000ull			/* 1 us */
@@ -797,16 +628,7 @@ enum magnet_snapshot_op {
  * records the arguments of ARGS and, for a kretprobe, the return value
  * (struct magnet_kprobe_payload); KPROBE_DEL removes it (NAME).
  */
-enum magnet_kprobe_attr {
-	MAGNET_KPROBE_A_UNSPEC,
-	MAGNET_KPROBE_A_NAME,		/* string: the new point's name */
-	MAGNET_KPROBE_A_SYMBOL,		/* string: kernel function */
-	MAGNET_KPROBE_A_OFFSET,		/* u32: bytes into it (kprobe only) */
-	MAGNET_KPROBE_A_RETPROBE,	/* flag: a kretprobe */
-	MAGNET_KPROBE_A_ARGS,		/* u32: bit i records argument i (0..5) */
-	__MAGNET_KPROBE_A_MAX,
-};
-#define MAGNET_KPROBE_A_MAX (__MAGNET_KPROBE_A_MAX - 1)
+/* enum magnet_kprobe_attr: magnet_genl.h */
 #define MAGNET_KPROBES_MAX		64	/* run-time kprobes at once */
 
 /* ------------------------------------------------------------------ */

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """check_netlink_spec.py REPO: docs/magnet.yaml, the netlink spec in the
-kernel's YAML format, says what include/uapi/magnet.h says.
+kernel's YAML format, says what include/uapi/magnet.h says (with
+magnet_genl.h, which scripts/ynl-regen.sh generates from the spec with the
+kernel's ynl-gen-c: this check needs no kernel source, and catches a spec
+edited without regenerating).
 
 For every attribute set and for the operations, each entry's number (the
 YAML rule: the first is 1 unless given, then one more than the previous,
@@ -17,7 +20,8 @@ import yaml
 
 repo = sys.argv[1] if len(sys.argv) > 1 else "."
 spec = yaml.safe_load(open(repo + "/docs/magnet.yaml"))
-hdr = open(repo + "/include/uapi/magnet.h").read()
+hdr = open(repo + "/include/uapi/magnet.h").read() + \
+    open(repo + "/include/uapi/magnet_genl.h").read()
 hdr = re.sub(r"/\*.*?\*/", "", hdr, flags=re.S)
 
 # the C enums: name -> {ENUMERATOR: value}

@@ -22,7 +22,7 @@ fi
 root=$dest$prefix
 libdir=$(cd "$root" && find . -name libmagnet.so.0 -printf '%h\n' | head -n 1)
 libdir=${libdir#./}
-for f in include/magnet/libmagnet.h include/magnet/uapi/magnet.h \
+for f in include/magnet/libmagnet.h include/magnet/uapi/magnet.h include/magnet/uapi/magnet_genl.h \
 	"$libdir/libmagnet.so" "$libdir/libmagnet.so.0" "$libdir/libmagnet_preload.so" \
 	"$libdir/pkgconfig/libmagnet.pc" sbin/magnetctl share/man/man8/magnetctl.8 \
 	share/man/man3/libmagnet.3 share/man/man3/magnet_ctl_open.3 \

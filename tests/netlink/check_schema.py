@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """check_schema.py REPO: docs/magnet.yaml validates against the kernel's
-genetlink schema (tests/netlink/genetlink.yaml, vendored from Linux 6.12's
-Documentation/netlink/genetlink.yaml, the schema the kernel's ynl tools
-check specs with), and every operation has a doc.  TAP on stdout; exit 1 on
+genetlink schema of its protocol (genetlink-c: tests/netlink/genetlink-c.yaml,
+vendored from Linux 6.12's Documentation/netlink/, the schema the kernel's
+ynl tools check such specs with), and every operation has a doc.  TAP on stdout; exit 1 on
 a failure, 77 (ctest's skip) without python3-jsonschema."""
 import os
 import sys
@@ -17,16 +17,17 @@ except ImportError as e:
 
 repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
 spec = yaml.safe_load(open(os.path.join(repo, "docs", "magnet.yaml")))
-schema = yaml.safe_load(open(os.path.join(repo, "tests", "netlink", "genetlink.yaml")))
+proto = spec.get("protocol", "genetlink")
+schema = yaml.safe_load(open(os.path.join(repo, "tests", "netlink", proto + ".yaml")))
 fails = 0
 errs = sorted(jsonschema.Draft7Validator(schema).iter_errors(spec), key=lambda e: list(e.path))
 if errs:
     fails += 1
-    print("not ok 1 - docs/magnet.yaml validates against the genetlink schema")
+    print("not ok 1 - docs/magnet.yaml validates against the %s schema" % proto)
     for e in errs:
         print("# %s: %s" % ("/".join(str(p) for p in e.path), e.message[:200]))
 else:
-    print("ok 1 - docs/magnet.yaml validates against the genetlink schema")
+    print("ok 1 - docs/magnet.yaml validates against the %s schema" % proto)
 ops = spec.get("operations", {}).get("list", [])
 nodoc = [op["name"] for op in ops if not op.get("doc")]
 if nodoc:

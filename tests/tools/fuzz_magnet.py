@@ -179,7 +179,7 @@ C_PREFIX = {"magnet": "MAGNET_A_", "filter": "MAGNET_FILTER_A_",
 class Spec:
     def __init__(self, spec_path, uapi_path):
         y = yaml_load(open(spec_path).read())
-        text = open(uapi_path).read()
+        text = genl_req.uapi_text(uapi_path)
         self.text = text
         self.problems = []
         consts = {d["name"]: d["value"] for d in y.get("definitions", [])

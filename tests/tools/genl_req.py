@@ -25,6 +25,15 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UAPI = os.path.join(HERE, "..", "..", "include", "uapi", "magnet.h")
+# the netlink family's names, generated from docs/magnet.yaml, which
+# magnet.h includes
+UAPI_GENL = os.path.join(os.path.dirname(UAPI), "magnet_genl.h")
+
+
+def uapi_text(path=UAPI):
+    """magnet.h (at @path) and the magnet_genl.h next to it"""
+    genl = os.path.join(os.path.dirname(path), "magnet_genl.h")
+    return open(path).read() + "\n" + open(genl).read()
 
 NETLINK_GENERIC = 16
 SOL_NETLINK = 270
@@ -140,7 +149,7 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    text = open(UAPI).read()
+    text = uapi_text()
     cmds = enum_values(text, "magnet_cmd")
     attrs = enum_values(text, "magnet_attr")
     cmd = cmds.get("MAGNET_CMD_" + argv[1])

@@ -22,7 +22,7 @@ R=$MAGNET_RESULTS
 
 ynl() {
 	python3 "$CLI" --spec "$MAGNET_REPO/docs/magnet.yaml" \
-		--schema "$MAGNET_REPO/tests/netlink/genetlink.yaml" --output-json "$@"
+		--schema "$MAGNET_REPO/tests/netlink/genetlink-c.yaml" --output-json "$@"
 }
 # ynl_to FILE ARGS...: ynl's output into FILE
 ynl_to() { local f=$1; shift; ynl "$@" >"$f"; }
