@@ -25,13 +25,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 UAPI = os.path.join(HERE, "..", "..", "include", "uapi", "magnet.h")
-# the netlink family's names, generated from docs/magnet.yaml, which
-# magnet.h includes
-UAPI_GENL = os.path.join(os.path.dirname(UAPI), "magnet_genl.h")
 
 
 def uapi_text(path=UAPI):
-    """magnet.h (at @path) and the magnet_genl.h next to it"""
+    """magnet.h (at @path) and the magnet_genl.h next to it, which it
+    includes: the netlink family's names, generated from docs/magnet.yaml"""
     genl = os.path.join(os.path.dirname(path), "magnet_genl.h")
     return open(path).read() + "\n" + open(genl).read()
 
