@@ -487,8 +487,9 @@ long magnet_synth_tick(void)
  * that could have missed the links has finished (the events before it are
  * ignored by the check in magnet_synth_feed()).  One grace period for all:
  * a sockstat watch inserts seven, and a grace period can take a tenth of a
- * second (PREEMPT_RT under emulation: more), which magnetk's periodic work
- * waits for.  On failure none is linked and the caller still owns them all.
+ * second (PREEMPT_RT under emulation: more), which the watcher and every
+ * request queued behind it in magnetk wait for.  On failure none is
+ * linked and the caller still owns them all.
  */
 int magnet_synth_insert_many(struct magnet_synth *const *sys, unsigned int n,
 			     struct netlink_ext_ack *extack)
