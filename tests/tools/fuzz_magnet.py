@@ -16,6 +16,8 @@ and the sockstat file, while background threads keep readers open.
     fuzz_magnet.py [--seed N] [--count N] [--duration S] [--timeout S]
                    [--start I] [--unpriv-uid UID] [-v]
     fuzz_magnet.py --replay-hex HEX      # send one netlink message again
+    fuzz_magnet.py --generate-only --seeds N [--count N]
+                                         # the generator alone, no kernel
 
 Operation I of a run depends only on (seed, I), so "--seed S --start I
 --count 1" replays it (the kernel state it met may differ).  Prints the
@@ -40,6 +42,7 @@ import os
 import random
 import re
 import select
+import signal
 import socket
 import struct
 import sys
@@ -572,14 +575,14 @@ class Gen:
                              b"status\0", bytes([0xff, 0xfe, 0]), b"a b\0",
                              b"x" * (ml) + b"\0"])
         if k == 3:
-            return os.urandom(r.choice([0, 1, 2, 3, 5, 7, 9, 16]))
+            return r.randbytes(r.choice([0, 1, 2, 3, 5, 7, 9, 16]))
         if k == 4 and t in INT_FMT:
             return pack_int(t, r.choice(BOUNDARY))
         if k == 5:
             other = r.choice([x for x in INT_FMT])
             return pack_int(other, r.choice(BOUNDARY))
         if k == 6 and t == "nest":
-            return r.choice([b"", os.urandom(r.randrange(1, 40)),
+            return r.choice([b"", r.randbytes(r.randrange(1, 40)),
                              attr(0, b""), attr(0x3fff, b"abcd"),
                              attr(2, attr(2, attr(2, b"deep\0")))])
         return bytes(r.randrange(256) for _ in range(r.randrange(0, 24)))
@@ -590,8 +593,11 @@ class Gen:
         off = 0
         while off + 4 <= len(payload):
             ln, t = struct.unpack_from("=HH", payload, off)
+            if ln < 4 or off + ln > len(payload):
+                break           # not attributes (an earlier mutation's bytes)
             items.append([t, payload[off + 4:off + ln]])
             off += (ln + 3) & ~3
+        tail = payload[off:]    # kept as they are, after the attributes
         s = self.spec.sets[set_name]
         by_num = {a["num"]: a for a in s.values()}
         for _ in range(r.randint(1, 3)):
@@ -606,7 +612,7 @@ class Gen:
                                else b"x\0")])
             elif k == 2:                               # unknown number
                 items.append([r.choice([max(by_num) + 1, max(by_num) + 7, 0x3fff, 0]),
-                              os.urandom(r.randrange(12))])
+                              r.randbytes(r.randrange(12))])
             elif k == 3 and items:                     # repeat one
                 items.append(list(r.choice(items)))
             elif k == 4 and items:                     # toggle the nested flag
@@ -623,15 +629,15 @@ class Gen:
                 if a and a["type"] == "nest":
                     it[1] = self.mutate_tlvs(r, it[1], a["nested-attributes"])
                 else:
-                    it[1] = self.bad_value(r, a) if a else os.urandom(4)
+                    it[1] = self.bad_value(r, a) if a else r.randbytes(4)
             elif items:                                # break a value
                 it = r.choice(items)
                 a = by_num.get(it[0] & 0x3fff)
-                it[1] = self.bad_value(r, a) if a else os.urandom(r.randrange(9))
+                it[1] = self.bad_value(r, a) if a else r.randbytes(r.randrange(9))
         out = b""
         for t, v in items:
             out += attr(t, v)
-        return out
+        return out + tail
 
     def netlink(self, r, genl):
         """(description, raw message, valid?)"""
@@ -668,14 +674,14 @@ class Gen:
             raw = struct.pack("=I", cut) + raw[4:cut]
             return ("%s truncated to %d" % (op["name"], cut), raw, False)
         if h == 3:
-            raw = genl.message(op["num"], payload + os.urandom(r.randrange(1, 4)))
+            raw = genl.message(op["num"], payload + r.randbytes(r.randrange(1, 4)))
             return ("%s trailing junk" % op["name"], raw, False)
         if h == 4:
             return ("%s flags" % op["name"],
                     genl.message(op["num"], payload,
                                  NLM_F_REQUEST | NLM_F_ACK | r.choice([0x8, 0x10, 0x20, 0x100])), None)
         return ("%s random body" % op["name"],
-                genl.message(op["num"], os.urandom(r.randrange(0, 64))), False)
+                genl.message(op["num"], r.randbytes(r.randrange(0, 64))), False)
 
 
 # ---------------------------------------------------------------------------
@@ -780,7 +786,7 @@ class Files:
             elif k == 5:
                 what = "write"
                 n = r.choice([0, 1, 79, 80, 160, 65536 + 80])
-                os.write(fd, os.urandom(n) if r.random() < 0.5 else bytes(n))
+                os.write(fd, r.randbytes(n) if r.random() < 0.5 else bytes(n))
             elif k == 6:
                 what = "poll"
                 p = select.poll()
@@ -831,7 +837,7 @@ class Files:
                               r.choice([0, 8, 0xffff888000000000]),
                               r.choice([0, 16, 0xffffffff]), r.choice([0, 1]))
         else:
-            arg = os.urandom(min(size, 64)) if r.random() < 0.5 else bytes(min(size, 64))
+            arg = r.randbytes(min(size, 64)) if r.random() < 0.5 else bytes(min(size, 64))
         buf = bytearray(arg.ljust(size, b"\0"))[:size] if size else 0
         try:
             if size:
@@ -969,6 +975,51 @@ def unpriv_check(spec, timeout, uid):
     return [x for x in data.decode().split("\n") if x]
 
 
+class OfflineGenl(Genl):
+    """Genl's message builder without a socket (--generate-only)."""
+
+    def __init__(self):
+        self.fam = 0x10         # GENL_MIN_ID: the first a family gets
+        self.maxattr = 1 << 16
+        self.seq = 100
+
+
+def generate_only(a):
+    """The netlink requests of seeds --seed .. --seed + --seeds - 1, built
+    but not sent: every one must be built (the generator never loops or
+    grows without bound) and fit a netlink message."""
+    spec = Spec(SPEC, UAPI)
+    genl = OfflineGenl()
+    gen = Gen(spec, [], 2, genl.maxattr)
+    def expired(signum, frame):
+        raise TimeoutError()
+    signal.signal(signal.SIGALRM, expired)
+    first = a.seed if a.seed is not None else int(time.strftime("%Y%m%d"))
+    n = biggest = 0
+    for seed in range(first, first + a.seeds):
+        for i in range(a.start, a.start + a.count):
+            r = random.Random("%d:%d" % (seed, i))
+            if r.random() >= a.netlink_share:
+                continue        # a file operation
+            signal.alarm(10)
+            try:
+                desc, raw, _ = gen.netlink(r, genl)
+            except TimeoutError:
+                print("not ok - seed %d op %d: the generator did not finish within 10 s"
+                      % (seed, i))
+                return 1
+            signal.alarm(0)
+            ln = struct.unpack_from("=I", raw)[0]
+            if ln != len(raw) or len(raw) > 65535:
+                print("not ok - seed %d op %d (%s): %d bytes, header says %d"
+                      % (seed, i, desc, len(raw), ln))
+                return 1
+            n += 1
+            biggest = max(biggest, len(raw))
+    print("generated=%d seeds=%d..%d largest=%d" % (n, first, first + a.seeds - 1, biggest))
+    return 0
+
+
 def main():
     global TIMEOUT_IOC
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -983,7 +1034,12 @@ def main():
     ap.add_argument("--no-readers", action="store_true")
     ap.add_argument("--replay-hex", default=None)
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--generate-only", action="store_true",
+                    help="build the netlink requests of --seeds runs without a kernel")
+    ap.add_argument("--seeds", type=int, default=1, help="with --generate-only")
     a = ap.parse_args()
+    if a.generate_only:
+        return generate_only(a)
     seed = a.seed if a.seed is not None else int(time.strftime("%Y%m%d"))
     print("seed=%d count=%d start=%d duration=%g timeout=%g" %
           (seed, a.count, a.start, a.duration, a.timeout), flush=True)
