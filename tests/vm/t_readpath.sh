@@ -84,20 +84,26 @@ rp watermark "the stream reads on after the io_uring process"
 
 # fio as a third-party libaio client.  It sizes its job by the file (stream
 # files are zero-size debugfs files) and takes the short reads for an end.
+# Traffic flows until fio is done: its 64 KiB are ~1400 events, which the
+# debug kernel under TCG takes far longer to produce than a Debian kernel
+# (2026-11-28: a fixed 4000 sends had not filled fio's reads in 30 s)
 if command -v fio >/dev/null; then
 	python3 -c '
 import socket, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for i in range(4000):
-    s.sendto(b"x", ("127.0.0.1", 9))
-    if i % 100 == 0:
-        time.sleep(0.01)
+while True:
+    for i in range(100):
+        s.sendto(b"x", ("127.0.0.1", 9))
+    time.sleep(0.01)
 ' >/dev/null 2>&1 &
 	tp=$!
-	timeout -k 5 30 fio --name=rp --filename="$F" --ioengine=libaio --iodepth=4 \
+	timeout -k 5 120 fio --name=rp --filename="$F" --ioengine=libaio --iodepth=4 \
 		--rw=read --bs=16k --size=64k --readonly --invalidate=0 \
 		--output-format=json --output="$R/fio.json" >"$R/fio.err" 2>&1
-	wait $tp
+	frc=$?
+	kill $tp 2>/dev/null
+	wait $tp 2>/dev/null
+	[ $frc -eq 0 ] || echo "fio: exit $frc (124: not done within 120 s)" >>"$R/fio.err"
 	# fio counts a short read of a regular file as short, not as bytes
 	got=$(python3 -c '
 import json, sys
