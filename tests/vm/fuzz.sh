@@ -48,10 +48,10 @@ udp_sink_start sink 5002 || diag "udp_sink did not start"
 bg flood sh -c "while :; do ip netns exec $NS_A $MAGNET_TOOLS/udp_flood -i 100 $IP_B 5002 2000 200 >/dev/null 2>&1; done"
 
 rc=0
-# at most 1 GiB of address space (it needs under 100 MiB): a fuzzer that
-# grows without bound fails here with a MemoryError and its traceback,
-# rather than starving the guest into soft lockups that look like the
-# kernel's (CI, 2026-11-28)
+# at most 1 GiB of address space (4000 operations ran within it on 6.1 and
+# 6.12, 2026-11-28): a fuzzer that grows without bound fails here with a
+# MemoryError and its traceback, rather than starving the guest into soft
+# lockups that look like the kernel's (CI, 2026-11-28)
 timeout $((DUR * 3 + 300)) prlimit --as=$((1 << 30)) \
 	python3 "$MAGNET_REPO/tests/tools/fuzz_magnet.py" \
 	--seed "$SEED" --count "$COUNT" --duration "$DUR" --timeout 30 \

@@ -84,9 +84,9 @@ rp watermark "the stream reads on after the io_uring process"
 
 # fio as a third-party libaio client.  It sizes its job by the file (stream
 # files are zero-size debugfs files) and takes the short reads for an end.
-# Traffic flows until fio is done: its 64 KiB are ~1400 events, which the
-# debug kernel under TCG takes far longer to produce than a Debian kernel
-# (2026-11-28: a fixed 4000 sends had not filled fio's reads in 30 s)
+# Traffic flows until fio is done, and fio has 120 s: in the debug kernel
+# under TCG, with a fixed 4000 sends and 30 s, fio had not finished
+# (2026-11-28; killed, it left no output to say where it waited)
 if command -v fio >/dev/null; then
 	python3 -c '
 import socket, time
