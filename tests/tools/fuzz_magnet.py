@@ -984,8 +984,8 @@ class OfflineGenl(Genl):
         self.seq = 100
 
 
-def generate_only(a):
-    """The netlink requests of seeds --seed .. --seed + --seeds - 1, built
+def generate_only(a, first):
+    """The netlink requests of seeds @first .. @first + --seeds - 1, built
     but not sent: every one must be built (the generator never loops or
     grows without bound) and fit a netlink message."""
     spec = Spec(SPEC, UAPI)
@@ -994,7 +994,6 @@ def generate_only(a):
     def expired(signum, frame):
         raise TimeoutError()
     signal.signal(signal.SIGALRM, expired)
-    first = a.seed if a.seed is not None else int(time.strftime("%Y%m%d"))
     n = biggest = 0
     for seed in range(first, first + a.seeds):
         for i in range(a.start, a.start + a.count):
@@ -1038,9 +1037,9 @@ def main():
                     help="build the netlink requests of --seeds runs without a kernel")
     ap.add_argument("--seeds", type=int, default=1, help="with --generate-only")
     a = ap.parse_args()
-    if a.generate_only:
-        return generate_only(a)
     seed = a.seed if a.seed is not None else int(time.strftime("%Y%m%d"))
+    if a.generate_only:
+        return generate_only(a, seed)
     print("seed=%d count=%d start=%d duration=%g timeout=%g" %
           (seed, a.count, a.start, a.duration, a.timeout), flush=True)
 
