@@ -43,7 +43,6 @@ int magnet_ring_init(struct magnet_ring *r, int cpu, u32 size, u32 count)
 		return -ENOMEM;
 	}
 	r->wbuf = r->data;
-	r->wsb = r->sb;
 	local64_set(&r->nmi_lost, 0);
 	return 0;
 }
@@ -107,14 +106,19 @@ static notrace bool ring_switch(struct magnet_ring *r)
 	/* probe events are counted after their commit: all before this one */
 	sb->events = r->written - r->wevents;
 	r->wevents = r->written;
-	sb = ring_sb(r, next);
-	sb->end = 0;
-	WRITE_ONCE(sb->commit, 0);
-	r->woff = 0;
-	r->wsb = sb;
+	ring_sb(r, next)->end = 0;
 	r->wbuf = ring_ptr(r, next, 0);
 	r->switches++;
-	/* orders the closed sub-buffer's end before the new sequence */
+	/*
+	 * The new sub-buffer's offset before its sequence: a reader that
+	 * sees @wseq == next sees 0, never the closed one's length.  One
+	 * that reads this 0 while it still sees the old @wseq takes it for
+	 * the closed sub-buffer's length, too short, and reads the rest
+	 * next time; one that reads a later offset (a commit, release,
+	 * after the sequence) sees the new @wseq too (ring_limit()).
+	 */
+	WRITE_ONCE(r->woff, 0);
+	/* orders the closed sub-buffer's end and the reset before it */
 	smp_store_release(&r->wseq, next);
 	/*
 	 * A finished sub-buffer is the writer's one occasion to wake a
@@ -228,16 +232,29 @@ void magnet_ring_settle_lost(struct magnet_ring *r, u64 now)
 	h->tgid = 0;
 }
 
-/* Readable bytes of sub-buffer @seq from the reader's offset on. */
+/*
+ * Readable bytes of sub-buffer @seq (the reader's), @wseq being the
+ * writer's sequence the caller loaded (acquire).
+ */
 static unsigned long ring_limit(struct magnet_ring *r, unsigned long seq,
 				unsigned long wseq)
 {
-	struct magnet_subbuf *sb = ring_sb(r, seq);
+	unsigned long off;
 
-	if (seq != wseq)
-		return READ_ONCE(sb->end);
-	/* acquire: pairs with the release in magnet_ring_commit() */
-	return smp_load_acquire(&sb->commit);
+	if (seq == wseq) {
+		/* acquire: pairs with the release in magnet_ring_commit() */
+		off = smp_load_acquire(&r->woff);
+		/*
+		 * Still sub-buffer @seq: @off is its committed length (or 0,
+		 * reset by a switch under way: short, never too long).  A
+		 * commit into a later sub-buffer is stored after the switch
+		 * to it (release), so reading one shows @wseq moved: then
+		 * @seq is closed, with its final length in @end.
+		 */
+		if (smp_load_acquire(&r->wseq) == seq)
+			return off;
+	}
+	return READ_ONCE(ring_sb(r, seq)->end);
 }
 
 /* Move to the next sub-buffer if the current one is closed and drained. */

@@ -28,12 +28,16 @@
  * writers serialize on the stream's spinlock, which makes them one writer
  * as far as this file is concerned.
  *
- * Publication: the writer stores the committed length of the current
- * sub-buffer with release semantics; closing a sub-buffer stores its final
- * length (@end) and then advances @wseq with release.  The reader loads
- * @wseq with acquire: sub-buffers before it are closed and stable, the
- * current one is readable up to its acquired @commit.  The reader
- * releases a sub-buffer by advancing @rseq with release, after its copy.
+ * Publication: the writer's offset in the current sub-buffer, @woff, is
+ * its committed length, stored with release semantics after each record;
+ * closing a sub-buffer stores its final length (@end), resets @woff and
+ * advances @wseq with release.  The reader loads @wseq with
+ * acquire: sub-buffers before it are closed and stable; the current one
+ * is readable up to the acquired @woff if @wseq, read again after it, has
+ * not moved (else to its @end).  So an event touches the ring's own
+ * fields and the record's memory, no per-sub-buffer descriptor.  The
+ * reader releases a sub-buffer by advancing @rseq with release, after its
+ * copy.
  */
 #ifndef _MAGNET_RING_H
 #define _MAGNET_RING_H
@@ -51,7 +55,6 @@
 #include "../include/uapi/magnet.h"
 
 struct magnet_subbuf {
-	unsigned long commit;	/* bytes committed; writer: release */
 	unsigned long end;	/* final length once closed */
 	u64 events;		/* probe events in it once closed (writer) */
 };
@@ -67,9 +70,8 @@ struct magnet_ring {
 
 	/* writer side: owning CPU, interrupts off */
 	unsigned long wseq;		/* published with release */
-	unsigned long woff;
+	unsigned long woff;		/* committed in wseq; release */
 	char *wbuf;			/* sub-buffer wseq's memory */
-	struct magnet_subbuf *wsb;	/* and its descriptor */
 	u64 lost_pending;		/* dropped, not yet in a LOST record */
 	u64 nmi_seen;
 	local64_t nmi_lost;		/* drops in NMI context */
@@ -137,10 +139,9 @@ static __always_inline void *magnet_ring_reserve(struct magnet_ring *r,
 
 static __always_inline void magnet_ring_commit(struct magnet_ring *r, u32 len)
 {
-	r->woff += len;
 	r->bytes += len;
 	/* record bytes before the length that publishes them */
-	smp_store_release(&r->wsb->commit, r->woff);
+	smp_store_release(&r->woff, r->woff + len);
 }
 
 /* Account an event dropped before reaching the ring. */

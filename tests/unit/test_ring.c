@@ -5,16 +5,20 @@
  * loss accounting and LOST records at their chronological place; the
  * overwrite mode (flight recorder): the newest whole records survive, the
  * overwritten ones are counted exactly, also when a snapshot read part of
- * the oldest sub-buffer; one ring written from several CPUs (global mode).
+ * the oldest sub-buffer; one ring written from several CPUs (global mode);
+ * a writer and a reader on two threads at once.
  */
 #include <stdarg.h>
 #include <setjmp.h>
+#include <pthread.h>
+#include <sched.h>
 #include <cmocka.h>
 #include "../../ring/ring.h"
 #include "../../include/uapi/magnet.h"
 
 int kshim_cpu, kshim_in_task = 1, kshim_pid = 4242, kshim_tgid = 4240;
 int kshim_fault_after = -1;
+void (*kshim_copy_hook)(void);
 
 #define SB_SIZE 4096
 
@@ -768,6 +772,185 @@ static void test_largest_record_after_loss_two_subbufs(void **state)
 	magnet_ring_free(&r);
 }
 
+/*
+ * The writer switches sub-buffers while a read is under way: the read
+ * took the writer's sequence (N) on entry, copied the closed sub-buffer
+ * before N, and moves on to N, the one being written when it started.
+ * In between, the writer closed N early (a record too large for what
+ * was left of it) and wrote that record into N + 1, whose offset is now
+ * beyond N's end.  The read must stop at N's end: whole records, all
+ * written, none twice.
+ */
+static struct magnet_ring *race_ring;
+static u64 race_id;
+
+static void race_writer(void)
+{
+	/* 4000 bytes: N (about 2000 bytes in) cannot take them */
+	assert_true(add(race_ring, 20, race_id, race_id, 4000 - MAGNET_REC_HDR_SIZE));
+	race_id++;
+	assert_int_equal(race_ring->switches, 2);
+}
+
+static void test_read_across_a_switch(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	static char buf[3 * SB_SIZE];
+	ssize_t n;
+	u32 need;
+
+	(void)state;
+	ring_setup(&r, 4);
+	/* sub-buffer 0 full, then about 2000 bytes of sub-buffer 1 */
+	for (race_id = 1; r.switches == 0 || r.woff < 2000; race_id++)
+		assert_true(add(&r, 20, race_id, race_id, 64));
+	race_ring = &r;
+	kshim_copy_hook = race_writer;
+	n = magnet_ring_read(&r, buf, sizeof(buf), &need);
+	assert_null(kshim_copy_hook);		/* the writer ran in between */
+	check_records(buf, n, &t);
+	/* everything up to sub-buffer 1's end, not the 4000 bytes beyond */
+	assert_int_equal(t.events, race_id - 2);
+	assert_int_equal(n, r.bytes - 4000);
+	/* the large record comes with the next read */
+	n = magnet_ring_read(&r, buf, sizeof(buf), &need);
+	assert_int_equal(n, 4000);
+	check_records(buf, n, &t);
+	assert_int_equal(t.events, race_id - 1);
+	assert_int_equal(r.read, r.written);
+	magnet_ring_free(&r);
+}
+
+/*
+ * A writer and a reader at the same time, as a CPU's probes and a reader
+ * on another CPU are: the publication protocol of ring.h, not a
+ * sequence of calls.  Records of every size, among them some too large
+ * for what is left of a sub-buffer, which closes it early: the next
+ * sub-buffer's offset then runs past the closed one's end, and a reader
+ * that took it for the closed one's committed length would copy bytes
+ * never written there.  Every record read must be whole and intact, in
+ * order, with gaps only after a LOST record, and produced = read + lost.
+ */
+#define CONC_N 200000
+
+struct conc {
+	struct magnet_ring r;
+	int writer_done;		/* atomic */
+	/* the reader's findings, checked by the main thread */
+	u64 events, lost, bad, reads;
+	char buf[2 * SB_SIZE];
+};
+
+static void *conc_writer(void *arg)
+{
+	struct conc *c = arg;
+	u64 id;
+
+	for (id = 1; id <= CONC_N; id++) {
+		/*
+		 * Mostly a writer the reader keeps up with (it waits while
+		 * the ring has no free sub-buffer), now and then one that
+		 * overruns it: the ring switches often and drops some.
+		 */
+		while (id % 20000 < 19000 &&
+		       __atomic_load_n(&c->r.wseq, __ATOMIC_RELAXED) + 2 -
+		       __atomic_load_n(&c->r.rseq, __ATOMIC_ACQUIRE) >=
+		       c->r.count)
+			sched_yield();
+		add(&c->r, 20, id, id, id % 97 == 0 ? 3000 : (id * 7) % 120);
+	}
+	/* what was dropped at the end is owed a LOST record */
+	while (c->r.lost_pending) {
+		magnet_ring_flush_lost(&c->r, CONC_N + 1);
+		sched_yield();
+	}
+	__atomic_store_n(&c->writer_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Thread-safe record checks: counts what is wrong instead of asserting. */
+static void conc_check(struct conc *c, ssize_t n, u64 *next_id, u64 *last_ts,
+		       bool *gap)
+{
+	ssize_t off = 0;
+	u32 i;
+
+	while (off < n) {
+		const struct magnet_rec_hdr *h = (const void *)(c->buf + off);
+		const unsigned char *p = (const void *)(h + 1);
+
+		if (h->size < MAGNET_REC_HDR_SIZE || h->size % 8 ||
+		    off + h->size > n || h->timestamp < *last_ts) {
+			c->bad++;
+			return;
+		}
+		*last_ts = h->timestamp;
+		if (h->event == MAGNET_EVENT_LOST) {
+			c->lost += ((const struct magnet_lost *)p)->count;
+			*gap = true;
+		} else {
+			if (h->event != 20 || h->pid != 4242 ||
+			    (h->abstract_id != *next_id &&
+			     (!*gap || h->abstract_id < *next_id)))
+				c->bad++;
+			for (i = 0; i < h->size - MAGNET_REC_HDR_SIZE; i++)
+				if (p[i] != 0xab) {
+					c->bad++;
+					break;
+				}
+			*next_id = h->abstract_id + 1;
+			*gap = false;
+			c->events++;
+		}
+		off += h->size;
+	}
+}
+
+static void *conc_reader(void *arg)
+{
+	struct conc *c = arg;
+	u64 next_id = 1, last_ts = 0;
+	bool gap = false, done;
+	ssize_t n;
+	u32 need;
+
+	do {
+		done = __atomic_load_n(&c->writer_done, __ATOMIC_ACQUIRE);
+		while ((n = magnet_ring_read(&c->r, c->buf, sizeof(c->buf),
+					     &need)) > 0) {
+			c->reads++;
+			conc_check(c, n, &next_id, &last_ts, &gap);
+		}
+		if (n < 0)
+			c->bad++;
+	} while (!done);
+	return NULL;
+}
+
+static void test_concurrent_writer_and_reader(void **state)
+{
+	static struct conc c;
+	pthread_t w, rd;
+
+	(void)state;
+	ring_setup(&c.r, 4);
+	assert_int_equal(pthread_create(&rd, NULL, conc_reader, &c), 0);
+	assert_int_equal(pthread_create(&w, NULL, conc_writer, &c), 0);
+	pthread_join(w, NULL);
+	pthread_join(rd, NULL);
+	assert_int_equal(c.bad, 0);
+	assert_int_equal(c.r.produced, CONC_N);
+	assert_int_equal(c.events, c.r.written);
+	assert_int_equal(c.events, c.r.read);
+	assert_int_equal(c.lost, c.r.lost);	/* every loss reported */
+	assert_int_equal(c.r.produced, c.events + c.lost);
+	assert_true(c.r.switches > 1000);
+	assert_true(c.lost > 0);
+	assert_true(c.reads > 1000);		/* the two really interleaved */
+	magnet_ring_free(&c.r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -790,6 +973,8 @@ int main(void)
 		cmocka_unit_test(test_settle_lost_after_drain),
 		cmocka_unit_test(test_largest_record_after_loss),
 		cmocka_unit_test(test_largest_record_after_loss_two_subbufs),
+		cmocka_unit_test(test_read_across_a_switch),
+		cmocka_unit_test(test_concurrent_writer_and_reader),
 	};
 
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);

@@ -44,6 +44,8 @@ static inline void vfree(const void *p) { free((void *)p); }
 /* tests set these to play the running task and CPU */
 extern int kshim_cpu, kshim_in_task, kshim_pid, kshim_tgid;
 extern int kshim_fault_after;	/* copy_to_user fails after N calls; -1 never */
+/* run once by the next copy_to_user, after its copy: a writer in between */
+extern void (*kshim_copy_hook)(void);
 struct kshim_task { int pid, tgid; };
 static inline struct kshim_task *kshim_current(void)
 {
@@ -65,6 +67,12 @@ static inline unsigned long copy_to_user(void *to, const void *from,
 	if (kshim_fault_after > 0)
 		kshim_fault_after--;
 	memcpy(to, from, n);
+	if (kshim_copy_hook) {
+		void (*hook)(void) = kshim_copy_hook;
+
+		kshim_copy_hook = NULL;
+		hook();
+	}
 	return 0;
 }
 
