@@ -9,12 +9,12 @@
 #   MAGNET_BENCH_PT_REPS, MAGNET_BENCH_PT_DUR: the perturbation part's
 #   repetitions and seconds per run; MAGNET_BENCH_SKIP: configurations to
 #   leave out (e.g. "m2 m3 bpftrace")
-#   MAGNET_BENCH_PARTS="micro perturb fixedrate hooks drain lossless loss
-#   lossrule sampling filtering" (default: all ten); MAGNET_BENCH_HK_REPS:
+#   MAGNET_BENCH_PARTS="micro inflow perturb fixedrate hooks drain lossless
+#   loss lossrule sampling filtering" (default: all eleven); MAGNET_BENCH_HK_REPS:
 #   the hooks part's repetitions
 # (MAGNET_* variables are what scripts/vm-run.sh hands to the guest.)
 #
-# Files: micro.csv, perturb.csv, fixedrate.csv, hooks.csv + hookinfo.csv, drain.csv + memcpy.csv + filewrite.csv,
+# Files: micro.csv, inflow.csv, perturb.csv, fixedrate.csv, hooks.csv + hookinfo.csv, drain.csv + memcpy.csv + filewrite.csv,
 # lossless.csv, loss.csv, lossrule.csv, sampling.csv, filtering.csv, env.txt, and the
 # raw iperf3/tcpdump/bpftrace outputs of each run under raw/.
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/lib.sh"
@@ -28,7 +28,7 @@ R=$MAGNET_RESULTS
 RAW=$R/raw
 mkdir -p "$RAW"
 mode=${MAGNET_BENCH_MODE:-quick}
-parts=${MAGNET_BENCH_PARTS:-micro perturb fixedrate hooks drain lossless loss lossrule sampling filtering}
+parts=${MAGNET_BENCH_PARTS:-micro inflow perturb fixedrate hooks drain lossless loss lossrule sampling filtering}
 # part 2b's offered rate: below what every monitored configuration carries
 FR_RATE=40M
 LOSS_KB="64 256 1024 2048 4096 8192"
@@ -39,6 +39,7 @@ if [ "$mode" = full ]; then
 	# the perturbation part: enough interleaved runs for a bootstrap
 	# bound on each goodput ratio (single runs spread 9-13 %)
 	PT_REPS=12 PT_DUR=8
+	IF_REPS=5
 	D_REPS=5 D_MS=3000
 	LL_REPS=3 LL_MS=2000 LL_LENS="24 256 4064"
 	L_REPS=5 L_DUR=6
@@ -47,6 +48,7 @@ else
 	MICRO_REPS=2 MICRO_N=20000
 	P_REPS=1 P_DUR=2 HK_REPS=2 HK_N=10000
 	PT_REPS=3 PT_DUR=2
+	IF_REPS=1
 	D_REPS=1 D_MS=1000
 	LL_REPS=1 LL_MS=1000 LL_LENS="256"
 	L_REPS=1 L_DUR=2
@@ -281,7 +283,8 @@ run_iperf() {
 	b0=$(vm_busy_ticks)
 	read -r r0 q0 < <(rx_drops)
 	for try in 1 2 3; do
-		ip netns exec "$NS_A" iperf3 -c "$IP_B" -p 5201 -u -b "${IP_RATE:-0}" -l 1400 -t "$P_DUR" -J >"$cj" 2>&1
+		# shellcheck disable=SC2086 # IP_WRAP: a command prefix (part inflow)
+		${IP_WRAP:-} ip netns exec "$NS_A" iperf3 -c "$IP_B" -p 5201 -u -b "${IP_RATE:-0}" -l 1400 -t "$P_DUR" -J >"$cj" 2>&1
 		grep -q '"error"' "$cj" || break
 		sleep 1
 		b0=$(vm_busy_ticks)
@@ -409,10 +412,12 @@ PY
 # consumer_start CFG TAG: starts what CFG records with, sets CPIDS (the
 # consumer processes) and EV (MAGNET's events, empty for the others)
 consumer_start() {
-	local cfg=$1 tag=$2 rule=""
+	local cfg=$1 tag=$2 rule="" clk=""
 	CPIDS="" EV=""
 	case $cfg in
 	m1) EV=$EV1 ;; m2) EV=$EV2 ;; m3) EV=$EV3 ;; m4) EV=$EV4 ;;
+	# m4 on a stream of the local clock (no clocksource read per event)
+	m4local) EV=$EV4 clk="clock local" ;;
 	# the kernel's default read rule: a read completes at the first record
 	m4eager) EV=$EV4 rule="--watermark 0" ;;
 	h_*) EV=${cfg#h_} ;;
@@ -425,7 +430,8 @@ consumer_start() {
 			bail_out "stream net"
 		magnetctl probe enable "$EV" stream net >/dev/null || bail_out "enable $EV" ;;
 	m*)
-		magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
+		# shellcheck disable=SC2086
+		magnetctl stream create net subbuf-size 1M subbuf-count 4 $clk >/dev/null || bail_out "stream net"
 		# shellcheck disable=SC2086
 		magnetctl probe enable $EV stream net >/dev/null || bail_out "enable $EV"
 		# shellcheck disable=SC2086
@@ -649,6 +655,54 @@ for p in d:
 		[ $((rep % 2)) -eq 0 ] && order=$(tr ' ' '\n' <<<"$cfgs" | tac | tr '\n' ' ')
 		for cfg in $order; do
 			hook_one "$cfg" "$rep"
+		done
+	done
+}
+
+# ------------------------------------------------------------------
+# 2d. cost per event in a real flow: part 1's flood with m1, m4 and m4
+#     on a local-clock stream (m4local),
+#     sampled by perf on every CPU (cpu-clock: a TCG guest has no PMU)
+#     while it runs.  Samples in MAGNET's write path (__magnet_add() and
+#     what it calls: the per-socket user table, the ring's slow path)
+#     and in the hook handlers (magnet_net's mnet_*), divided by the
+#     events produced: CPU time per event in a flow, where the stack's
+#     own work between two events has evicted what part 2's tight loop
+#     keeps hot.  Samples taken with interrupts off land where they are
+#     enabled again, inside __magnet_add(): the time stays its own.
+# ------------------------------------------------------------------
+IF_HZ=499
+# perf report's symbols: MAGNET's write path and the hooks' handlers
+IF_ADD_RE='^(__magnet_add|magnet_sock_user_(note|find)|__magnet_ring_reserve|__magnet_ring_sync_nmi|ring_switch|ring_space|ring_write_lost|ring_overwrite_oldest|magnet_write)$'
+IF_HOOK_RE='^mnet_'
+inflow_one() {	# inflow_one CFG REP: one row of inflow.csv
+	local cfg=$1 rep=$2 tag=inflow.$1.$2 counts
+	consumer_start "$cfg" "$tag"
+	# every CPU, for as long as the sending iperf3 runs (its workload)
+	P_DUR=$PT_DUR IP_RATE=0 IP_WRAP="perf record -q -a -e cpu-clock -F $IF_HZ -o $TMPD/perf.data --" \
+		run_iperf "$tag"
+	consumer_stop "$cfg" "$tag"
+	# "Samples Symbol" per symbol, every symbol (no call graph recorded)
+	perf report -i "$TMPD/perf.data" --no-children --sort sym -F sample,sym --stdio \
+		>"$RAW/$tag.report.txt" 2>"$RAW/$tag.report.err"
+	counts=$(awk -v add="$IF_ADD_RE" -v hook="$IF_HOOK_RE" '
+		/^#/ || NF < 3 { next }
+		{ n = $1; sym = $3; t += n
+		  if (sym ~ add) a += n; else if (sym ~ hook) h += n }
+		END { printf "%d,%d,%d", t, a, h }' "$RAW/$tag.report.txt")
+	rm -rf "${TMPD:?}"/*
+	echo "$KV,$cfg,$rep,$IF_HZ,$(nproc),$counts,${PROD:-0},${LOST:-0},${IP_SPKTS:-0},$IP_GOODPUT,$(clocksource)" >>"$R/inflow.csv"
+	echo "# $tag: samples,write_path,hooks=$counts events=$PROD lost=$LOST dgrams=$IP_SPKTS goodput=${IP_GOODPUT}Mb/s"
+}
+
+inflow() {
+	local rep cfg
+	command -v perf >/dev/null || { echo "# inflow: no perf (linux-perf) in the guest"; return 0; }
+	echo "kernel,config,rep,hz,cpus,samples,write_path_samples,hook_samples,events,lost,sent_packets,goodput_mbps,clocksource" >"$R/inflow.csv"
+	sysctl -qw kernel.perf_event_paranoid=-1 kernel.kptr_restrict=0
+	for rep in $(seq 1 "$IF_REPS"); do
+		for cfg in m1 m4 m4local; do
+			inflow_one "$cfg" "$rep"
 		done
 	done
 }

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what bench/run.sh needs on top of scripts/install-deps.sh: the
-# tools MAGNET is compared with (tcpdump, bpftrace) and gnuplot for the
+# tools MAGNET is compared with (tcpdump, bpftrace), perf (part inflow) and gnuplot for the
 # plots, lttng-tools (used only if bench/lttng-build.sh built LTTng's
 # kernel modules).  Idempotent.
 set -euo pipefail
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 need=()
-for p in tcpdump:tcpdump bpftrace:bpftrace gnuplot:gnuplot-nox lttng:lttng-tools; do
+for p in tcpdump:tcpdump bpftrace:bpftrace perf:linux-perf gnuplot:gnuplot-nox lttng:lttng-tools; do
 	command -v "${p%%:*}" >/dev/null || need+=("${p#*:}")
 done
 [ ${#need[@]} -eq 0 ] && exit 0

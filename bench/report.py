@@ -457,6 +457,49 @@ plot %s
     return "\n".join(md)
 
 
+def inflow_ns(r, col):
+    """CPU ns per event of inflow.csv's sample column @col."""
+    ev, hz = fnum(r["events"]), fnum(r["hz"])
+    return fnum(r[col]) / hz * 1e9 / ev if ev > 0 and hz > 0 else float("nan")
+
+
+def inflow_section(kvers):
+    """From inflow.csv: the CPU time per event in MAGNET's write path and
+    in the hook handlers during part 1's flood (perf samples), against
+    the tight loop's magnet_add() of micro.csv (16-byte payload, the
+    network events' size)."""
+    md = []
+    names = {"m1": "1 event/datagram (`sock_send`)",
+             "m4": "4 events/datagram (+ `udp_send`, `ip_send`, `dev_send`)",
+             "m4local": "the same 4, stream on the local clock"}
+    for kv in kvers:
+        rows = read_csv(kv, "inflow.csv")
+        if not rows:
+            continue
+        g = group(rows, "config")
+        mi = group(read_csv(kv, "micro.csv"), "mode", "len")
+        loop = med([fnum(r["ns_med"]) for r in mi.get(("magnet", "16"), [])]) \
+            if ("magnet", "16") in mi else float("nan")
+        md.append("\n#### %s\n" % kv)
+        md.append("| configuration | n | events per run | lost | write path ns/event, median (min...max) | vs. the tight loop%s | hook handlers ns/event | share of all CPU samples in the write path |" % (
+            " (section 2, 16 B: %.0f ns)" % loop if loop == loop else ""))
+        md.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for c in ["m1", "m4", "m4local"]:
+            rs = g.get((c,), [])
+            if not rs:
+                continue
+            wp = [inflow_ns(r, "write_path_samples") for r in rs]
+            hk = [inflow_ns(r, "hook_samples") for r in rs]
+            share = [100.0 * fnum(r["write_path_samples"]) / fnum(r["samples"])
+                     for r in rs if fnum(r["samples"]) > 0]
+            md.append("| %s | %d | %.0f | %.0f | %.0f (%s) | %s | %.0f (%s) | %.1f %% |" % (
+                names[c], len(rs), med([fnum(r["events"]) for r in rs]),
+                sum(fnum(r["lost"]) for r in rs), med(wp), spread(wp, "%.0f"),
+                "%.1f x" % (med(wp) / loop) if loop == loop else "-",
+                med(hk), spread(hk, "%.0f"), med(share)))
+    return "\n".join(md)
+
+
 DRAIN_METHODS = ["record", "read", "aio", "uring"]
 DRAIN_DESC = {
     "record": "magnetctl record (to a file)",
@@ -801,6 +844,14 @@ def findings(kvers):
             if ("magnet_local", "64") in mi:
                 ml = med([fnum(r["ns_med"]) for r in mi[("magnet_local", "64")]])
                 lines.append("magnet_add() on a local-clock stream, 64-byte payload: %.0f ns, %.2f x the ftrace ring buffer" % (ml, ml / f))
+        inf = group(read_csv(kv, "inflow.csv"), "config")
+        if ("m4",) in inf:
+            wp = med([inflow_ns(r, "write_path_samples") for r in inf[("m4",)]])
+            hk = med([inflow_ns(r, "hook_samples") for r in inf[("m4",)]])
+            loc = ""
+            if ("m4local",) in inf:
+                loc = " (%.0f ns on a local-clock stream)" % med([inflow_ns(r, "write_path_samples") for r in inf[("m4local",)]])
+            lines.append("in the flood with four events per datagram (perf samples): %.0f ns of CPU per event in MAGNET's write path%s, %.0f ns in the hook handlers" % (wp, loc, hk))
         dr = group(drain_rows(kv), "method", "len")
         if dr:
             best = max(dr, key=lambda k: med([fnum(r["MBps"]) for r in dr[k]]))
@@ -842,7 +893,8 @@ def main():
         doc = f.read()
     for key, fn in (("ENV", env_section), ("FINDINGS", findings), ("PERTURB", perturb_section),
                     ("FIXEDRATE", fixedrate_section), ("HOOKS", hooks_section),
-                    ("MICRO", micro_section), ("DRAIN", drain_section),
+                    ("MICRO", micro_section), ("INFLOW", inflow_section),
+                    ("DRAIN", drain_section),
                     ("LOSSLESS", lossless_section),
                     ("LOSS", loss_section), ("LOSSRULE", lossrule_section),
                     ("SAMPLING", sampling_section),
