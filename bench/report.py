@@ -463,6 +463,11 @@ def inflow_ns(r, col):
     return fnum(r[col]) / hz * 1e9 / ev if ev > 0 and hz > 0 else float("nan")
 
 
+def inflow_med(rs, col):
+    """The median over inflow.csv rows @rs of inflow_ns(row, @col)."""
+    return med([inflow_ns(r, col) for r in rs])
+
+
 def inflow_section(kvers):
     """From inflow.csv: the CPU time per event in MAGNET's write path and
     in the hook handlers during part 1's flood (perf samples), against
@@ -846,11 +851,11 @@ def findings(kvers):
                 lines.append("magnet_add() on a local-clock stream, 64-byte payload: %.0f ns, %.2f x the ftrace ring buffer" % (ml, ml / f))
         inf = group(read_csv(kv, "inflow.csv"), "config")
         if ("m4",) in inf:
-            wp = med([inflow_ns(r, "write_path_samples") for r in inf[("m4",)]])
-            hk = med([inflow_ns(r, "hook_samples") for r in inf[("m4",)]])
+            wp = inflow_med(inf[("m4",)], "write_path_samples")
+            hk = inflow_med(inf[("m4",)], "hook_samples")
             loc = ""
             if ("m4local",) in inf:
-                loc = " (%.0f ns on a local-clock stream)" % med([inflow_ns(r, "write_path_samples") for r in inf[("m4local",)]])
+                loc = " (%.0f ns on a local-clock stream)" % inflow_med(inf[("m4local",)], "write_path_samples")
             lines.append("in the flood with four events per datagram (perf samples): %.0f ns of CPU per event in MAGNET's write path%s, %.0f ns in the hook handlers" % (wp, loc, hk))
         dr = group(drain_rows(kv), "method", "len")
         if dr:

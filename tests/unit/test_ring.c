@@ -838,7 +838,8 @@ struct conc {
 	struct magnet_ring r;
 	int writer_done;		/* atomic */
 	/* the reader's findings, checked by the main thread */
-	u64 events, lost, bad, reads;
+	struct tally t;
+	u64 bad, reads;
 	char buf[2 * SB_SIZE];
 };
 
@@ -869,10 +870,14 @@ static void *conc_writer(void *arg)
 	return NULL;
 }
 
-/* Thread-safe record checks: counts what is wrong instead of asserting. */
-static void conc_check(struct conc *c, ssize_t n, u64 *next_id, u64 *last_ts,
-		       bool *gap)
+/*
+ * check_records() for the reader thread (cmocka's asserts belong to the
+ * main thread): counts what is wrong into c->bad, and also checks that
+ * every payload byte is what add() wrote.
+ */
+static void conc_check(struct conc *c, ssize_t n)
 {
+	struct tally *t = &c->t;
 	ssize_t off = 0;
 	u32 i;
 
@@ -881,27 +886,27 @@ static void conc_check(struct conc *c, ssize_t n, u64 *next_id, u64 *last_ts,
 		const unsigned char *p = (const void *)(h + 1);
 
 		if (h->size < MAGNET_REC_HDR_SIZE || h->size % 8 ||
-		    off + h->size > n || h->timestamp < *last_ts) {
+		    off + h->size > n || h->timestamp < t->last_ts) {
 			c->bad++;
 			return;
 		}
-		*last_ts = h->timestamp;
+		t->last_ts = h->timestamp;
 		if (h->event == MAGNET_EVENT_LOST) {
-			c->lost += ((const struct magnet_lost *)p)->count;
-			*gap = true;
+			t->lost += ((const struct magnet_lost *)p)->count;
+			t->gap_seen = true;
 		} else {
 			if (h->event != 20 || h->pid != 4242 ||
-			    (h->abstract_id != *next_id &&
-			     (!*gap || h->abstract_id < *next_id)))
+			    (h->abstract_id != t->next_id &&
+			     (!t->gap_seen || h->abstract_id < t->next_id)))
 				c->bad++;
 			for (i = 0; i < h->size - MAGNET_REC_HDR_SIZE; i++)
 				if (p[i] != 0xab) {
 					c->bad++;
 					break;
 				}
-			*next_id = h->abstract_id + 1;
-			*gap = false;
-			c->events++;
+			t->next_id = h->abstract_id + 1;
+			t->gap_seen = false;
+			t->events++;
 		}
 		off += h->size;
 	}
@@ -910,17 +915,17 @@ static void conc_check(struct conc *c, ssize_t n, u64 *next_id, u64 *last_ts,
 static void *conc_reader(void *arg)
 {
 	struct conc *c = arg;
-	u64 next_id = 1, last_ts = 0;
-	bool gap = false, done;
 	ssize_t n;
 	u32 need;
+	bool done;
 
+	c->t.next_id = 1;
 	do {
 		done = __atomic_load_n(&c->writer_done, __ATOMIC_ACQUIRE);
 		while ((n = magnet_ring_read(&c->r, c->buf, sizeof(c->buf),
 					     &need)) > 0) {
 			c->reads++;
-			conc_check(c, n, &next_id, &last_ts, &gap);
+			conc_check(c, n);
 		}
 		if (n < 0)
 			c->bad++;
@@ -941,12 +946,12 @@ static void test_concurrent_writer_and_reader(void **state)
 	pthread_join(rd, NULL);
 	assert_int_equal(c.bad, 0);
 	assert_int_equal(c.r.produced, CONC_N);
-	assert_int_equal(c.events, c.r.written);
-	assert_int_equal(c.events, c.r.read);
-	assert_int_equal(c.lost, c.r.lost);	/* every loss reported */
-	assert_int_equal(c.r.produced, c.events + c.lost);
+	assert_int_equal(c.t.events, c.r.written);
+	assert_int_equal(c.t.events, c.r.read);
+	assert_int_equal(c.t.lost, c.r.lost);	/* every loss reported */
+	assert_int_equal(c.r.produced, c.t.events + c.t.lost);
 	assert_true(c.r.switches > 1000);
-	assert_true(c.lost > 0);
+	assert_true(c.t.lost > 0);
 	assert_true(c.reads > 1000);		/* the two really interleaved */
 	magnet_ring_free(&c.r);
 }
