@@ -197,7 +197,9 @@ micro() {
 	local rep len line mode csv=$R/micro.csv
 	echo "kernel,mode,len,rep,ns_med,ns_p10,ns_p90,cyc_med,lost" >"$csv"
 	for rep in $(seq 1 "$MICRO_REPS"); do
-		for mode in empty off; do
+		# the loop alone, a disabled point, and one read of each clock
+		# a ring may stamp with (docs/FORMAT.md "Clocks")
+		for mode in empty off clock-tsc clock-local clock-mono; do
 			line=$(bench_cmd 1 "time $mode 0 $MICRO_N") || continue
 			echo "# $line"
 			micro_row "$KV" "$mode" 0 "$rep" 0 "$line" >>"$csv"

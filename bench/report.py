@@ -415,12 +415,16 @@ def micro_section(kvers):
         md.append("\n#### %s\n" % kv)
         md.append("| what | payload B | n | ns/call median (min...max over runs) | TSC cycles/call | vs. ftrace ring buffer, same payload |")
         md.append("| --- | --- | --- | --- | --- | --- |")
-        order = [("empty", "0"), ("off", "0")]
+        order = [("empty", "0"), ("off", "0"), ("clock-tsc", "0"),
+                 ("clock-local", "0"), ("clock-mono", "0")]
         for ln in ["0", "16", "64", "256", "1024"]:
             order += [("magnet", ln), ("magnet_local", ln), ("ftrace", ln)]
         order.append(("magnet_full", "64"))
         names = {"empty": "timing loop alone", "off": "magnet_add(), point disabled",
-                 "magnet": "magnet_add(), enabled (monotonic clock)",
+                 "clock-tsc": "clock read: the TSC (rdtsc_ordered(), what a monotonic ring extrapolates from)",
+                 "clock-local": "clock read: local_clock()",
+                 "clock-mono": "clock read: ktime_get_mono_fast_ns()",
+                 "magnet": "magnet_add(), enabled (monotonic clock: from the TSC where trusted)",
                  "magnet_local": "magnet_add(), enabled, local clock",
                  "ftrace": "ftrace ring buffer reserve+commit (local clock)",
                  "magnet_full": "magnet_add(), ring full (drop + count)"}

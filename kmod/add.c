@@ -19,6 +19,7 @@
 #include <linux/timekeeping.h>
 #include <linux/string.h>
 #include "internal.h"
+#include "sock_user.h"
 
 /*
  * Write one record into @s (ring/rings.h: the one writer of every buffer
@@ -83,7 +84,7 @@ NOKPROBE_SYMBOL(magnet_write_core);
  * the common case, one stream and nothing else, reads one clock.
  * @owner, the local socket the event is about (or NULL), gives the event
  * its cgroup for filters and synthesizers in interrupt context, and its
- * process there: the socket's last user in task context (sock_user.c),
+ * process there: the socket's last user in task context (sock_user.h),
  * which its record, filters and synthesizers then name.
  */
 notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,

@@ -192,7 +192,7 @@ void magnet_filter_read_cnt(struct magnet_filter *f,
 /*
  * The task of an event for pid and tgid keys: the current one in task
  * context; in interrupt context the one @w names (the socket's last user,
- * sock_user.c), else none (0).
+ * sock_user.h), else none (0).
  */
 notrace void magnet_event_task(struct magnet_fkey *ev,
 			       const struct magnet_who *w)

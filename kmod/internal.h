@@ -138,7 +138,7 @@ u64 magnet_point_hits(struct magnet_point *pt);
  * cgroup is the event's in interrupt context (magnet_event_cgroup()), and
  * @who, the pid and tgid its record, filters and synthesizers name
  * instead of the current task's when @named: in interrupt context, the
- * socket's last user (sock_user.c).
+ * socket's last user (sock_user.h).
  */
 struct magnet_who {
 	const struct sock *owner;
@@ -151,9 +151,6 @@ static inline const u32 *magnet_who_ids(const struct magnet_who *w)
 	return w && w->named ? w->who : NULL;
 }
 
-/* sock_user.c: a socket's last user in task context, by abstract ID */
-void magnet_sock_user_note(u64 id);
-bool magnet_sock_user_find(u64 id, u32 *who);
 
 /*
  * add.c: write one event into @s (no filtering), timestamp @now, naming

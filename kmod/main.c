@@ -8,6 +8,19 @@
 #include "internal.h"
 #include "sockstat.h"
 
+/* Say once how a monotonic stream's per-CPU rings read their clock. */
+static void __init magnet_clock_report(void)
+{
+	struct magnet_ring_clock c;
+
+	magnet_clock_init(&c);
+	if (c.span)
+		pr_info("magnet: CLOCK_MONOTONIC extrapolated from the TSC (%llu cycles per %u us anchor)\n",
+			c.span, MAGNET_CLOCK_SPAN_US);
+	else
+		pr_info("magnet: CLOCK_MONOTONIC read from the kernel on every event (the TSC is not trusted)\n");
+}
+
 static int __init magnet_init(void)
 {
 	int err;
@@ -29,6 +42,7 @@ static int __init magnet_init(void)
 		goto err_magnetfs;
 	pr_info("magnet %s loaded (abi %u)\n", MAGNET_VERSION,
 		MAGNET_ABI_VERSION);
+	magnet_clock_report();
 	/* after this nothing may fail: the mount holds a module reference */
 	magnetfs_automount();
 	return 0;

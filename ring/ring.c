@@ -146,7 +146,8 @@ static notrace void ring_write_lost(struct magnet_ring *r, void *rec, u64 now)
 {
 	struct magnet_lost *l = rec + MAGNET_REC_HDR_SIZE;
 
-	magnet_rec_fill_hdr(rec, LOST_REC_SIZE, MAGNET_EVENT_LOST, 0, now);
+	magnet_rec_fill_hdr(rec, LOST_REC_SIZE, MAGNET_EVENT_LOST, 0,
+			    magnet_ring_stamp(r, now));
 	l->count = r->lost_pending;
 	r->lost_pending = 0;
 	magnet_ring_commit(r, LOST_REC_SIZE);

@@ -53,6 +53,7 @@
 #include <asm/barrier.h>
 #endif
 #include "../include/uapi/magnet.h"
+#include "clock.h"
 
 struct magnet_subbuf {
 	unsigned long end;	/* final length once closed */
@@ -76,6 +77,8 @@ struct magnet_ring {
 	u64 nmi_seen;
 	local64_t nmi_lost;		/* drops in NMI context */
 	u64 wevents;			/* @written when sub-buffer wseq opened */
+	u64 last_ts;			/* latest timestamp written */
+	struct magnet_ring_clock clk;	/* CLOCK_MONOTONIC from the TSC */
 
 	/* reader side: stream read mutex */
 	unsigned long rseq;		/* published with release */
@@ -142,6 +145,20 @@ static __always_inline void magnet_ring_commit(struct magnet_ring *r, u32 len)
 	r->bytes += len;
 	/* record bytes before the length that publishes them */
 	smp_store_release(&r->woff, r->woff + len);
+}
+
+/*
+ * The timestamp of the next record, from a reading @now of the ring's
+ * clock: never before the last one, so the ring stays in time order
+ * whatever the reading's error (clock.h: an extrapolated reading may run
+ * a little ahead of the kernel's clock, read directly by the slow paths).
+ */
+static __always_inline u64 magnet_ring_stamp(struct magnet_ring *r, u64 now)
+{
+	if (unlikely(now < r->last_ts))
+		now = r->last_ts;
+	r->last_ts = now;
+	return now;
 }
 
 /* Account an event dropped before reaching the ring. */

@@ -25,6 +25,7 @@ static int rings_init_one(struct magnet_rings *rs, struct magnet_ring *r,
 {
 	int err = magnet_ring_init(r, cpu, rs->size, rs->count);
 
+	magnet_clock_init(&r->clk);
 	r->overwrite = !!(rs->mode & MAGNET_STREAM_F_OVERWRITE);
 	r->priv = priv;
 	init_irq_work(&r->wake, wake);
@@ -96,27 +97,6 @@ static notrace void rings_global_sync_nmi(struct magnet_rings *rs)
 NOKPROBE_SYMBOL(rings_global_sync_nmi);
 
 /*
- * Global ring, glock held: @now (read before the lock), or the last
- * timestamp in the ring if that is later.  The clock is read outside the
- * lock because it is a function outside MAGNET: a run-time probe on it
- * whose handler records into this stream would otherwise spin on the
- * lock its own CPU holds.
- */
-static notrace u64 rings_global_now(struct magnet_rings *rs, u64 now)
-{
-	/*
-	 * The fast monotonic clock may step back a little across a
-	 * timekeeping update, the local clock across CPUs; a writer that
-	 * read the clock before another took the lock is later in the ring.
-	 */
-	if (unlikely(now < rs->glast_ts))
-		now = rs->glast_ts;
-	rs->glast_ts = now;
-	return now;
-}
-NOKPROBE_SYMBOL(rings_global_now);
-
-/*
  * magnet_rings_write()'s global mode (rings.h has the per-CPU one, inline
  * in the caller): the writers serialize on @glock and take their
  * timestamp under it, so the ring is in global time order.
@@ -141,11 +121,16 @@ notrace bool __magnet_rings_write_global(struct magnet_rings *rs, u16 event,
 	rings_global_sync_nmi(rs);
 	/*
 	 * The global order is the ring's: a timestamp is the clock read
-	 * just before the lock, raised to the last one in the ring, so it
-	 * may be a little later than the @mono synthesizers and correlators
-	 * saw for the same event.
+	 * just before the lock (outside it: the clock is a function outside
+	 * MAGNET, and a run-time probe on it whose handler records into this
+	 * stream would spin on the lock its own CPU holds), raised to the
+	 * last one in the ring (magnet_ring_stamp(): the fast monotonic
+	 * clock may step back a little across a timekeeping update, the
+	 * local clock across CPUs, and a writer that read the clock before
+	 * another took the lock is later in the ring).  So it may be a
+	 * little later than the @mono synthesizers and correlators saw for
+	 * the same event.
 	 */
-	now = rings_global_now(rs, now);
 	ok = magnet_rings_put(rs, r, event, abstract_id, payload, len, now, who);
 	raw_spin_unlock(&rs->glock);
 	return ok;
@@ -198,7 +183,7 @@ void magnet_rings_flush(struct magnet_rings *rs)
 	raw_spin_lock(&rs->glock);
 	rings_global_sync_nmi(rs);
 	if (!READ_ONCE(rs->frozen))
-		magnet_ring_flush_lost(rs->global, rings_global_now(rs, now));
+		magnet_ring_flush_lost(rs->global, now);
 	raw_spin_unlock(&rs->glock);
 	local_irq_restore(flags);
 }

@@ -36,7 +36,6 @@ struct magnet_rings {
 	struct magnet_ring __percpu *pcpu;	/* per-CPU mode */
 	struct magnet_ring *global;	/* global mode: the one ring */
 	raw_spinlock_t glock;		/* its writers, irqs off */
-	u64 glast_ts;			/* last timestamp in it, glock */
 	atomic64_t gnmi_lost;		/* lost without glock (NMI) */
 	u64 gnmi_seen;			/* of those, in the ring's counters */
 	bool frozen;			/* overwrite: a reader is in the rings */
@@ -90,7 +89,8 @@ static __always_inline bool magnet_rings_put(struct magnet_rings *rs,
 	 * memset() call per event.
 	 */
 	*(u64 *)((char *)h + size - sizeof(u64)) = 0;
-	magnet_rec_fill_hdr(h, size, event, abstract_id, now);
+	magnet_rec_fill_hdr(h, size, event, abstract_id,
+			    magnet_ring_stamp(r, now));
 	if (who) {
 		h->pid = who[0];
 		h->tgid = who[1];
@@ -138,9 +138,14 @@ static __always_inline bool magnet_rings_write(struct magnet_rings *rs,
 		return false;
 	}
 	magnet_ring_sync_nmi(r);
-	/* interrupts are off: read on this CPU, so it never goes back */
-	now = (rs->clock == MAGNET_CLOCK_MONOTONIC && mono) ? mono :
-	      magnet_rings_clock(rs);
+	/*
+	 * interrupts are off: read on this CPU, and magnet_rings_put()
+	 * stamps it no earlier than the ring's last record
+	 */
+	if (rs->clock == MAGNET_CLOCK_LOCAL)
+		now = local_clock();
+	else
+		now = mono ?: magnet_clock_mono(&r->clk);
 	return magnet_rings_put(rs, r, event, abstract_id, payload, len, now,
 				who);
 }

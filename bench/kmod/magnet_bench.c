@@ -17,6 +17,11 @@
  *	          a 24-byte header like MAGNET's minus the timestamp that
  *	          ftrace adds itself, LEN payload bytes, unlock_commit), a
  *	          private buffer of 32 MiB per CPU in overwrite mode
+ *	  clock-mono, clock-local, clock-tsc
+ *	          one read of a clock a stream can record (LEN ignored):
+ *	          ktime_get_mono_fast_ns() (MAGNET_CLOCK_MONOTONIC),
+ *	          local_clock() (MAGNET_CLOCK_LOCAL), and the x86 TSC as
+ *	          ftrace's "x86-tsc" clock reads it (rdtsc_ordered())
  *   echo "produce LEN MS CPU [RATE]" > .../cmd
  *	A kthread bound to CPU calls magnet_add() with LEN bytes as fast as it
  *	can for MS milliseconds (cond_resched every 64 calls), or, with RATE
@@ -46,6 +51,10 @@
 #include <linux/mutex.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
+#include <linux/timekeeping.h>
+#ifdef CONFIG_X86
+#include <asm/msr.h>
+#endif
 #include <magnet/magnet.h>
 
 #define BATCH		200
@@ -97,22 +106,34 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-enum { M_EMPTY, M_OFF, M_MAGNET, M_FTRACE };
+enum { M_EMPTY, M_OFF, M_MAGNET, M_FTRACE, M_MONO, M_LOCAL, M_TSC };
+
+static u64 clock_sink;	/* keeps the reads */
+
+static const char *const mode_names[] = {
+	[M_EMPTY] = "empty", [M_OFF] = "off", [M_MAGNET] = "magnet",
+	[M_FTRACE] = "ftrace", [M_MONO] = "clock-mono",
+	[M_LOCAL] = "clock-local", [M_TSC] = "clock-tsc",
+};
+
+static noinline u64 read_tsc_ordered(void)
+{
+#ifdef CONFIG_X86
+	return rdtsc_ordered();
+#else
+	return get_cycles();
+#endif
+}
 
 static int bench_time(const char *mode_s, unsigned int len, unsigned long n)
 {
 	unsigned long nb, b, i, k = 0;
 	int mode;
 
-	if (!strcmp(mode_s, "empty"))
-		mode = M_EMPTY;
-	else if (!strcmp(mode_s, "off"))
-		mode = M_OFF;
-	else if (!strcmp(mode_s, "magnet"))
-		mode = M_MAGNET;
-	else if (!strcmp(mode_s, "ftrace"))
-		mode = M_FTRACE;
-	else
+	for (mode = 0; mode < ARRAY_SIZE(mode_names); mode++)
+		if (!strcmp(mode_s, mode_names[mode]))
+			break;
+	if (mode == ARRAY_SIZE(mode_names))
 		return -EINVAL;
 	if (len > MAGNET_PAYLOAD_MAX || n < BATCH)
 		return -EINVAL;
@@ -145,6 +166,18 @@ static int bench_time(const char *mode_s, unsigned int len, unsigned long n)
 		case M_FTRACE:
 			for (i = 0; i < BATCH; i++)
 				do_ftrace(k++, len);
+			break;
+		case M_MONO:
+			for (i = 0; i < BATCH; i++)
+				clock_sink += ktime_get_mono_fast_ns();
+			break;
+		case M_LOCAL:
+			for (i = 0; i < BATCH; i++)
+				clock_sink += local_clock();
+			break;
+		case M_TSC:
+			for (i = 0; i < BATCH; i++)
+				clock_sink += read_tsc_ordered();
 			break;
 		}
 		t1 = local_clock();

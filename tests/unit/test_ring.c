@@ -34,7 +34,7 @@ static bool add(struct magnet_ring *r, u16 event, u64 id, u64 ts, u32 plen)
 		magnet_ring_drop(r);
 		return false;
 	}
-	magnet_rec_fill_hdr(rec, size, event, id, ts);
+	magnet_rec_fill_hdr(rec, size, event, id, magnet_ring_stamp(r, ts));
 	memset(rec + MAGNET_REC_HDR_SIZE, 0xab, size - MAGNET_REC_HDR_SIZE);
 	magnet_ring_commit(r, size);
 	r->written++;
@@ -219,6 +219,86 @@ static void test_interleaved_reader_loses_nothing(void **state)
 	assert_true(r.switches > 100);
 	assert_int_equal(t.bytes, r.bytes);
 	magnet_ring_free(&r);
+}
+
+/*
+ * A clock reading earlier than the ring's last record (an extrapolated
+ * timestamp ran a little ahead of the kernel's clock, ring/clock.h) is
+ * raised to it: events and the LOST record stay in time order.
+ */
+static void test_timestamps_never_go_back(void **state)
+{
+	struct magnet_ring r;
+	struct tally t = { .next_id = 1 };
+	static char buf[1 << 16];
+	const struct magnet_rec_hdr *h;
+	u32 need;
+	u64 id;
+
+	(void)state;
+	ring_setup(&r, 2);
+	for (id = 1; id <= 200; id++)	/* 72 of them lost */
+		add(&r, 20, id, 1000 + id, 32);
+	add(&r, 20, 201, 900, 32);	/* no room: lost, pending */
+	drain(&r, buf, sizeof(buf), &t);	/* checks the order */
+	assert_int_equal(t.last_ts, 1128);
+	add(&r, 20, 202, 1100, 32);	/* LOST then the event, both raised */
+	assert_true(magnet_ring_read(&r, buf, sizeof(buf), &need) > 0);
+	h = (const void *)buf;
+	assert_int_equal(h->event, MAGNET_EVENT_LOST);
+	assert_int_equal(h->timestamp, 1128);
+	h = (const void *)(buf + h->size);
+	assert_int_equal(h->abstract_id, 202);
+	assert_int_equal(h->timestamp, 1128);
+	magnet_ring_flush_lost(&r, 1050);	/* nothing pending: no record */
+	assert_int_equal(magnet_ring_read(&r, buf, sizeof(buf), &need), 0);
+	add(&r, 20, 203, 2000, 32);	/* a later reading is kept as is */
+	assert_int_equal(r.last_ts, 2000);
+	magnet_ring_free(&r);
+}
+
+/*
+ * CLOCK_MONOTONIC extrapolated from the TSC (ring/clock.h): within 1 ns
+ * of the exact ns over an anchor's whole span, for TSCs from 250 MHz to
+ * 10 GHz; outside the span (before the anchor, after it, no TSC, the
+ * first read) the anchor serves nothing and a new one is taken.
+ */
+static void test_clock_extrapolation(void **state)
+{
+	static const u32 khzs[] = { 250001, 1000000, 2599980, 3000000,
+				    3999999, 10000000 };
+	struct magnet_ring_clock c;
+	unsigned int i;
+
+	(void)state;
+	assert_false(magnet_clock_setup(&c, 0));
+	assert_int_equal(magnet_clock_extrapolate(&c, 12345), 0);
+	assert_false(magnet_clock_setup(&c, 250000));
+	assert_int_equal(magnet_clock_extrapolate(&c, 12345), 0);
+	for (i = 0; i < sizeof(khzs) / sizeof(khzs[0]); i++) {
+		u32 khz = khzs[i];
+		u64 d, step;
+
+		assert_true(magnet_clock_setup(&c, khz));
+		/* the first read of a ring takes an anchor */
+		assert_int_equal(magnet_clock_extrapolate(&c, 0), 0);
+		assert_int_equal(magnet_clock_extrapolate(&c, 1ull << 40), 0);
+		/* an anchor serves 256 us of TSC */
+		assert_int_equal(c.span, (u64)khz * 256 / 1000);
+		c.tsc = 1ull << 50;
+		c.ns = 7000000000ull;
+		step = c.span / 997 + 1;
+		for (d = 0; d < c.span; d += step) {
+			/* exact: d cycles at khz kHz, in ns */
+			u64 exact = c.ns + d * 1000000 / khz;
+			u64 ns = magnet_clock_extrapolate(&c, c.tsc + d);
+
+			assert_true(ns <= exact + 1 && ns + 1 >= exact);
+		}
+		assert_true(magnet_clock_extrapolate(&c, c.tsc + c.span - 1) != 0);
+		assert_int_equal(magnet_clock_extrapolate(&c, c.tsc + c.span), 0);
+		assert_int_equal(magnet_clock_extrapolate(&c, c.tsc - 1), 0);
+	}
 }
 
 static void count_records(const char *buf, ssize_t n, u64 *events, u64 *lost)
@@ -964,6 +1044,8 @@ int main(void)
 		cmocka_unit_test(test_reads_whole_records_only),
 		cmocka_unit_test(test_full_ring_discards_and_counts),
 		cmocka_unit_test(test_flush_writes_pending_lost),
+		cmocka_unit_test(test_timestamps_never_go_back),
+		cmocka_unit_test(test_clock_extrapolation),
 		cmocka_unit_test(test_interleaved_reader_loses_nothing),
 		cmocka_unit_test(test_slow_reader_exact_accounting),
 		cmocka_unit_test(test_irq_context_has_no_pid),

@@ -74,6 +74,20 @@ except OSError as e:
 print("errs=" + ",".join(errs))
 PY
 check_eq "failing calls fail as expected" "EMSGSIZE,ECONNREFUSED,EAGAIN" "$(kv "$(out fail)" errs)"
+# the clock: 200 datagrams, each sendto() between two clock_gettime
+# (CLOCK_MONOTONIC) readings; every event of the call is stamped between
+# them (docs/FORMAT.md "Clocks": on a trusted TSC, the kernel's clock
+# extrapolated from it)
+in_a python3 - "$IP_B" >"$R/clock.sends" 2>&1 <<'PY'
+import os, socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+print("ino=%d" % os.fstat(s.fileno()).st_ino)
+for i in range(200):
+    t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    s.sendto(b"c" * 100, (sys.argv[1], 5997))
+    t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    print(t0, t1)
+PY
 
 # stop the producers before taking the final counts
 # shellcheck disable=SC2086
@@ -141,6 +155,32 @@ ok(len(ids - {uino, tino, sino}) <= 1, "no other receive-side socket IDs than th
 print("\n".join(out))
 PY
 tap_import "$R/rx.tap" $?
+
+# every send-side event of the 200 timed sendto() calls lies between its
+# call's two CLOCK_MONOTONIC readings (1 us of slack for the clock's
+# documented error)
+python3 - "$R/net.jsonl" "$R/clock.sends" >"$R/clock.tap" <<'PY'
+import json, sys
+lines = open(sys.argv[2]).read().split("\n")
+ino = int(lines[0].split("=")[1])
+calls = [tuple(map(int, l.split())) for l in lines[1:] if l.strip()]
+ev = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("name") in ("sock_send", "udp_send", "ip_send", "dev_send") and r["abstract_id"] == ino:
+        ev.setdefault(r["name"], []).append(r["timestamp"])
+out = []
+for name in ("sock_send", "udp_send", "ip_send", "dev_send"):
+    ts = sorted(ev.get(name, []))
+    bad = [(t, c) for t, c in zip(ts, calls) if not c[0] - 1000 <= t <= c[1] + 1000]
+    good = len(ts) == len(calls) and not bad
+    gap = sorted(t - c[0] for t, c in zip(ts, calls))
+    out.append("%s - %s: all %d timed calls stamped within their CLOCK_MONOTONIC readings (median %d ns after the first)%s"
+               % ("ok" if good else "not ok", name, len(calls), gap[len(gap) // 2] if gap else -1,
+                  "" if good else " # %d events, outside: %s" % (len(ts), bad[:3])))
+print("\n".join(out))
+PY
+tap_import "$R/clock.tap" $?
 
 # the failed calls are in the trace with their errnos (6.12: send and
 # receive; 6.1: receive, its send hook sees a call's entry only)
