@@ -591,7 +591,7 @@ run_cfgs() {
 # repetition: the A/A control (bench/report.py flags a run whose none2 or
 # loaded differs from none by more than 3 %)
 perturb() {
-	peer_cfgs none loaded m1 m2 m3 m4 m4eager tcpdump
+	peer_cfgs none loaded m1 m2 m3 m4 m4local m4eager tcpdump
 	echo "$P_HEADER" >"$R/perturb.csv"
 	P_CSV=$R/perturb.csv P_TAG= IP_RATE=0 P_DUR=$PT_DUR run_cfgs "$CFGS none2" "$PT_REPS"
 }

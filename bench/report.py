@@ -134,7 +134,7 @@ def short(kver):
     return kver.split("-")[0].split("+")[0]
 
 
-PERTURB_ORDER = ["none", "none2", "loaded", "m1", "m2", "m3", "m4", "m4eager", "tcpdump", "bpftrace",
+PERTURB_ORDER = ["none", "none2", "loaded", "m1", "m2", "m3", "m4", "m4local", "m4eager", "tcpdump", "bpftrace",
                  "lttng", "lttngctx"]
 PERTURB_DESC = {
     "none": "no monitoring (no MAGNET module loaded)",
@@ -144,6 +144,7 @@ PERTURB_DESC = {
     "m2": "MAGNET, 2 events (+ udp_send)",
     "m3": "MAGNET, 3 events (+ ip_send)",
     "m4": "MAGNET, 4 events (+ dev_send)",
+    "m4local": "MAGNET, 4 events, stream on the local clock",
     "m4eager": "MAGNET, 4 events, record --watermark 0 (a read per record)",
     "tcpdump": "tcpdump -s 96 -w FILE on the sender's veth",
     "bpftrace": "bpftrace, same 4 hooks, printf to a file",
@@ -808,7 +809,7 @@ def perturb_findings(kv, pr):
     lines.append("A/A control: %s: %s" % (aa, "within ±%.0f %%" % (100 * AA_TOL) if ok else
                                           "**not trustworthy**"))
     parts = []
-    for c in ["loaded", "m1", "m4", "m4eager", "tcpdump", "bpftrace", "lttng", "lttngctx"]:
+    for c in ["loaded", "m1", "m4", "m4local", "m4eager", "tcpdump", "bpftrace", "lttng", "lttngctx"]:
         if c in ratios:
             r, lo, _ = ratios[c]
             parts.append("%s %.2f%s" % (c, r, "" if lo != lo else " (≥ %.2f)" % lo))
