@@ -79,7 +79,10 @@ NOKPROBE_SYMBOL(magnet_write_core);
  * synthesizers (kmod/synth.c), the filters' sampling, the correlators'
  * taps (kmod/corr.c) and every monotonic stream's record of this event use
  * the same value, so a full trace, the SYNTH records and the correlations
- * agree exactly, and each ring still receives its records in time order.
+ * agree exactly (unless a ring raises it to its last record's time:
+ * magnet_ring_stamp()), and each ring still receives its records in
+ * time order.  Otherwise a monotonic per-CPU ring reads its own clock,
+ * extrapolated from the TSC where the kernel trusts it (ring/clock.h).
  * A stream on the local clock (MAGNET_CLOCK_LOCAL) reads that instead, so
  * the common case, one stream and nothing else, reads one clock.
  * @owner, the local socket the event is about (or NULL), gives the event
