@@ -26,9 +26,13 @@ cd "$top"
 export MAGNET_VM_TIMEOUT=${MAGNET_VM_TIMEOUT:-1800}
 t0=$(date +%s)
 fails=0
-res() {	# res NAME RC
+skips=0
+res() {	# res NAME RC (4: the test skipped itself, e.g. a kernel without IPv6)
 	if [ "$2" -eq 0 ]; then
 		echo "debug-tier: ok - $1"
+	elif [ "$2" -eq 4 ]; then
+		skips=$((skips + 1))
+		echo "debug-tier: ok - $1 # SKIP"
 	else
 		fails=$((fails + 1))
 		echo "debug-tier: not ok - $1"
@@ -78,5 +82,5 @@ for t in "${tests[@]}"; do
 	fi
 	echo "debug-tier: $t took $(($(date +%s) - s)) s"
 done
-echo "debug-tier: kernel ${t_kernel} s (0 if cached), tests $(($(date +%s) - t1)) s, total $(($(date +%s) - t0)) s; $fails failed"
+echo "debug-tier: kernel ${t_kernel} s (0 if cached), tests $(($(date +%s) - t1)) s, total $(($(date +%s) - t0)) s; $fails failed, $skips skipped"
 [ $fails -eq 0 ]
