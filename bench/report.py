@@ -158,15 +158,39 @@ def goodputs(rs):
     return [fnum(r["goodput_mbps"]) for r in rs]
 
 
+def paired_bootstrap(ratios, seed):
+    """The median of per-repetition RATIOS, resampled (whole repetitions,
+    with replacement) BOOT_N times: (5th, 95th percentile).  NaN if there
+    are fewer than 2."""
+    ratios = [x for x in ratios if x == x]
+    if len(ratios) < 2:
+        return float("nan"), float("nan")
+    rnd = random.Random(zlib.crc32(seed.encode()))
+    rs = sorted(statistics.median(rnd.choices(ratios, k=len(ratios))) for _ in range(BOOT_N))
+    return rs[int(0.05 * BOOT_N)], rs[int(0.95 * BOOT_N) - 1]
+
+
 def perturb_ratios(kv, g):
     """Per configuration: (median ratio to none, bootstrap 5th, 95th
-    percentile)."""
-    base = goodputs(g.get(("none",), []))
+    percentile).  Paired: each repetition's goodput over the baseline's
+    of the same repetition (run minutes apart, so a slow phase of the
+    host cancels), the median of those ratios, repetitions resampled for
+    the interval.  Rows without a baseline run of their repetition fall
+    back to the ratio of the medians, each side resampled on its own."""
+    base_rows = g.get(("none",), [])
+    base = goodputs(base_rows)
+    base_by_rep = {r.get("rep"): fnum(r["goodput_mbps"]) for r in base_rows}
     out = {}
     for (c,), rs in g.items():
         gp = goodputs(rs)
-        lo, hi = bootstrap(gp, base, "%s/%s" % (kv, c))
-        out[c] = (med(gp) / med(base) if base else float("nan"), lo, hi)
+        pairs = [fnum(r["goodput_mbps"]) / base_by_rep[r.get("rep")] for r in rs
+                 if base_by_rep.get(r.get("rep"))]
+        if len(pairs) == len(rs) and len(pairs) >= 2:
+            lo, hi = paired_bootstrap(pairs, "%s/%s" % (kv, c))
+            out[c] = (med(pairs), lo, hi)
+        else:
+            lo, hi = bootstrap(gp, base, "%s/%s" % (kv, c))
+            out[c] = (med(gp) / med(base) if base else float("nan"), lo, hi)
     return out
 
 
