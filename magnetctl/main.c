@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -207,11 +208,14 @@ static int parse_options(int argc, char **argv)
 	return -1;
 }
 
+/* -h/--help after the object: its help instead of the command */
+static bool object_help;
+
 /*
- * -j/--json and -p/--pretty anywhere on the line, as after the object
- * ("magnetctl stream list -j"): taken out of @argv before the command
- * parses it; "--" ends the search (a file named -j: "dump -- -j").
- * Returns the new argc.
+ * -j/--json, -p/--pretty and -h/--help anywhere on the line, as after
+ * the object ("magnetctl stream list -j", "magnetctl dump --help"):
+ * taken out of @argv before the command parses it; "--" ends the search
+ * (a file named -j: "dump -- -j").  Returns the new argc.
  */
 static int take_global_options(int argc, char **argv)
 {
@@ -228,6 +232,9 @@ static int take_global_options(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty")) {
 			mc_opts.json = true;
 			mc_opts.pretty = true;
+		} else if (i > 0 &&
+			   (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+			object_help = true;
 		} else {
 			argv[n++] = argv[i];
 		}
@@ -235,6 +242,60 @@ static int take_global_options(int argc, char **argv)
 	for (i = n; i < argc; i++)
 		argv[i] = NULL;
 	return n;
+}
+
+/*
+ * The usage lines of @object: from the one that starts "magnetctl
+ * OBJECT" to the next that starts a command or a definition.
+ */
+static void object_usage(const char *object)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0, olen = strlen(object);
+	bool in = false, first = true;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		usage(stdout);
+		return;
+	}
+	usage(f);
+	fclose(f);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *t = line + strspn(line, " ");
+
+		if (!strncmp(t, "Usage: ", 7))
+			t += 7;
+		if (!strncmp(t, "magnetctl ", 10))
+			in = !strncmp(t + 10, object, olen) &&
+			     (t[10 + olen] == ' ' || !t[10 + olen]);
+		else if (*line != ' ')
+			in = false;
+		if (!in)
+			continue;
+		if (t != line + strspn(line, " ") || !strncmp(t, "magnetctl ", 10)) {
+			printf("%s%s\n", first ? "Usage: " : "       ", t);
+			first = false;
+		} else {
+			printf("%s\n", line);
+		}
+	}
+	free(text);
+}
+
+/* Objects with commands of their own, and so a "help" command. */
+static bool has_commands(const char *object)
+{
+	static const char *const with[] = {
+		"probe", "stream", "filter", "synth", "correlate", "sock", NULL
+	};
+	const char *const *w;
+
+	for (w = with; *w; w++)
+		if (!strcmp(*w, object))
+			return true;
+	return false;
 }
 
 static int run_object(int argc, char **argv)
@@ -246,8 +307,18 @@ static int run_object(int argc, char **argv)
 		return MC_EXIT_USAGE;
 	}
 	for (o = objects; o->name; o++) {
-		if (!strcmp(o->name, argv[0]))
-			return o->fn(argc - 1, argv + 1);
+		if (strcmp(o->name, argv[0]))
+			continue;
+		if (object_help) {
+			static char help[] = "help";
+			char *hv[] = { help, NULL };
+
+			if (has_commands(o->name))
+				return o->fn(1, hv);
+			object_usage(o->name);
+			return MC_EXIT_OK;
+		}
+		return o->fn(argc - 1, argv + 1);
 	}
 	return mc_usage_error("unknown object '%s' (try 'magnetctl help')",
 			      argv[0]);
@@ -270,6 +341,7 @@ int magnetctl_main(int argc, char **argv)
 	int ret;
 
 	memset(&mc_opts, 0, sizeof(mc_opts));
+	object_help = false;
 	clearerr(stdout);
 	ret = parse_options(argc, argv);
 	if (ret < 0) {

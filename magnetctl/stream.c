@@ -26,8 +26,9 @@ static int stream_help(void)
 	       "global: one ring for all CPUs (global order); overwrite: a flight\n"
 	       "recorder that keeps the newest data, read by snapshot\n"
 	       "clock: of the timestamps; monotonic (the default, one order across\n"
-	       "CPUs) or local (local_clock(): cheaper, ordered per CPU; probe events\n"
-	       "only)\n");
+	       "CPUs; from the TSC where the kernel trusts it) or local\n"
+	       "(local_clock(), ordered per CPU: cheaper where the kernel distrusts\n"
+	       "the TSC; probe events only)\n");
 	return MC_EXIT_OK;
 }
 

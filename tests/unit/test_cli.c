@@ -158,6 +158,40 @@ static void test_help_version(void **state)
 	done(&r);
 }
 
+/* -h/--help after the object: that object's usage, exit 0, nothing run */
+static void test_object_help(void **state)
+{
+	struct result r = run("dump", "--help");
+
+	(void)state;
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "Usage: magnetctl dump [--file-order]");
+	assert_contains(r.out, "[--no-header] FILE...");
+	assert_null(strstr(r.out, "magnetctl record"));
+	done(&r);
+	r = run("record", "net", "-o", "/nonexistent/x", "-h");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "Usage: magnetctl record STREAM -o FILE");
+	done(&r);
+	r = run("convert", "--help");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "       magnetctl convert --to perfetto");
+	done(&r);
+	r = run("status", "--help");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "Usage: magnetctl status\n");
+	done(&r);
+	/* objects with commands: their help command */
+	r = run("stream", "create", "--help");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "subbuf-size BYTES");
+	done(&r);
+	/* after "--" it is a file name */
+	r = run("dump", "--", "--help");
+	assert_int_equal(r.code, 3);
+	done(&r);
+}
+
 static void test_json_error(void **state)
 {
 	struct result r = run("-j", "bogus");
@@ -1160,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_option),
 		cmocka_unit_test(test_no_object),
 		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_object_help),
 		cmocka_unit_test(test_json_error),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_filter_arguments),
