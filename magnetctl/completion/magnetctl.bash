@@ -60,12 +60,12 @@ _magnetctl()
 		if [ "$cword" -eq $((oi + 1)) ]; then
 			COMPREPLY=($(compgen -W "$(_magnetctl_names stream)" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "-o --duration --watermark --timeout --switch-timer --min-events" -- "$cur"))
+			COMPREPLY=($(compgen -W "-o --duration --watermark --timeout --switch-timer --min-events --help" -- "$cur"))
 		fi
 		return ;;
 	dump)
 		case $cur in
-		-*) COMPREPLY=($(compgen -W "--file-order --time --format --no-header" -- "$cur")) ;;
+		-*) COMPREPLY=($(compgen -W "--file-order --time --format --no-header --help" -- "$cur")) ;;
 		*)
 			case $prev in
 			--time) COMPREPLY=($(compgen -W "raw wall rel delta" -- "$cur")) ;;
@@ -80,7 +80,7 @@ _magnetctl()
 		-o) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		*)
 			case $cur in
-			-*) COMPREPLY=($(compgen -W "--to -o" -- "$cur")) ;;
+			-*) COMPREPLY=($(compgen -W "--to -o --help" -- "$cur")) ;;
 			*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 			esac ;;
 		esac
@@ -96,7 +96,7 @@ _magnetctl()
 		--id) ;;
 		*)
 			case $cur in
-			-*) COMPREPLY=($(compgen -W "--id --format -o" -- "$cur")) ;;
+			-*) COMPREPLY=($(compgen -W "--id --format -o --help" -- "$cur")) ;;
 			*) COMPREPLY=($(compgen -f -- "$cur")) ;;
 			esac ;;
 		esac
@@ -105,7 +105,7 @@ _magnetctl()
 		case $prev in
 		--corr-stream) COMPREPLY=($(compgen -W "$(_magnetctl_names stream)" -- "$cur")) ;;
 		--listen | --max-keys) ;;
-		*) COMPREPLY=($(compgen -W "--listen --max-keys --corr-stream" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "--listen --max-keys --corr-stream --help" -- "$cur")) ;;
 		esac
 		return ;;
 	status | help)
