@@ -151,7 +151,6 @@ static inline const u32 *magnet_who_ids(const struct magnet_who *w)
 	return w && w->named ? w->who : NULL;
 }
 
-
 /*
  * add.c: write one event into @s (no filtering), timestamp @now, naming
  * @who's task if it names one
