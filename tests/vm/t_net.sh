@@ -9,7 +9,9 @@
 # at IP and device, the sender's pid, per-CPU time order, no kernel
 # addresses, and produced = read + lost exactly; the receive path's events
 # carry the receiving socket's ID at every layer; failed socket calls are
-# recorded with their negated errnos.  A second, tiny stream
+# recorded with their negated errnos; every send-side event of 200 timed
+# sendto() calls is stamped between the call's two CLOCK_MONOTONIC
+# readings (docs/FORMAT.md "Clocks").  A second, tiny stream
 # with no reader forces losses and checks that they are all reported.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
