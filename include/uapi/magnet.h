@@ -143,14 +143,17 @@ struct magnet_app_payload {
  * The clock of a stream's record timestamps (MAGNET_A_STREAM_CLOCK, fixed
  * at creation; SYSINFO.clock_id names it in the trace).
  *
- * MONOTONIC (the default): CLOCK_MONOTONIC read with
- *   ktime_get_mono_fast_ns(); one order across CPUs, the clock user space
- *   reads with clock_gettime(), the clock of every time in a payload
- *   (SYNTH, CORR, APP).
+ * MONOTONIC (the default): CLOCK_MONOTONIC, one order across CPUs, the
+ *   clock user space reads with clock_gettime(), the clock of every time
+ *   in a payload (SYNTH, CORR, APP).  A per-CPU ring extrapolates it from
+ *   the TSC between readings of ktime_get_mono_fast_ns() 256 us apart
+ *   where the kernel trusts the TSC, else reads ktime_get_mono_fast_ns()
+ *   per event (docs/FORMAT.md, "Clocks").
  * LOCAL: the kernel's local_clock() (sched_clock, ns since boot), ftrace's
- *   default clock: the cheapest read (the TSC where the clocksource is the
- *   slower HPET), monotonic on each CPU, across CPUs only to within the
- *   clock's skew.  Probe events only: synthesizers, correlators and
+ *   default clock: the cheaper read where the kernel distrusts the TSC
+ *   (its CLOCK_MONOTONIC then comes from a slower clocksource such as the
+ *   HPET), monotonic on each CPU, across CPUs only to within the clock's
+ *   skew.  Probe events only: synthesizers, correlators and
  *   application writes, whose payload times are CLOCK_MONOTONIC, refuse a
  *   LOCAL stream.
  */
