@@ -17,8 +17,9 @@ void magnet_clock_init(struct magnet_ring_clock *c)
 
 /*
  * On the write path, interrupts off, before the ring is reserved: the
- * kernel's clock between two TSC readings, anchored at their middle.  A
- * TSC the kernel has marked unstable since is given up for good.
+ * kernel's clock between two TSC readings, anchored at their middle, if
+ * they are close enough (clock.h).  A TSC the kernel has marked unstable
+ * since is given up for good.
  */
 notrace u64 __magnet_clock_anchor(struct magnet_ring_clock *c)
 {
@@ -31,6 +32,9 @@ notrace u64 __magnet_clock_anchor(struct magnet_ring_clock *c)
 	t0 = rdtsc_ordered();
 	ns = ktime_get_mono_fast_ns();
 	t1 = rdtsc_ordered();
+	/* stopped between the readings: no anchor, the next read tries again */
+	if (unlikely(t1 - t0 > c->gap))
+		return ns;
 	c->tsc = t0 + (t1 - t0) / 2;
 	c->ns = ns;
 	return ns;

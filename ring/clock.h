@@ -16,12 +16,16 @@
  *
  * a TSC read and a multiply on the ring's own cache line.  An anchor
  * serves MAGNET_CLOCK_SPAN_US of TSC; the first read after that takes a
- * new one from ktime_get_mono_fast_ns().  A timestamp is therefore
- * CLOCK_MONOTONIC to within the clock's frequency error over one span:
- * NTP's correction of CLOCK_MONOTONIC (typically a few ppm, at most
- * 500: 128 ns over 256 us) and the kHz rounding of tsc_khz (< 1 ppm);
- * each ring clamps its timestamps so that they never go back
- * (magnet_ring_stamp()).
+ * new one: ktime_get_mono_fast_ns() between two TSC readings, paired with
+ * their middle, and only if they are at most MAGNET_CLOCK_GAP_NS apart
+ * (else an NMI, an SMI or the hypervisor stopped the CPU between them;
+ * the event takes the kernel's reading and the next one tries again).  A
+ * timestamp is therefore CLOCK_MONOTONIC to within half that gap (the
+ * anchor's own uncertainty, tens of ns on hardware) plus the clock's
+ * frequency error over one span: NTP's correction of CLOCK_MONOTONIC
+ * (typically a few ppm, at most 500: 128 ns over 256 us) and the kHz
+ * rounding of tsc_khz (< 1 ppm); each ring clamps its timestamps so
+ * that they never go back (magnet_ring_stamp()).
  *
  * "Trusts the TSC": x86, tsc_khz known and above 250 MHz, and not
  * marked unstable (unsynchronized across CPUs, stopped in idle, or a
@@ -40,12 +44,14 @@
 
 #define MAGNET_CLOCK_SHIFT	30
 #define MAGNET_CLOCK_SPAN_US	256
+#define MAGNET_CLOCK_GAP_NS	1000
 
 struct magnet_ring_clock {
 	u64 tsc;		/* anchor: a TSC reading */
 	u64 ns;			/* CLOCK_MONOTONIC at @tsc */
 	u64 span;		/* TSC cycles an anchor serves; 0: no TSC */
 	u32 mult;		/* ns per cycle << MAGNET_CLOCK_SHIFT */
+	u32 gap;		/* TSC cycles an anchor's readings may span */
 };
 
 /*
@@ -74,10 +80,12 @@ static inline bool magnet_clock_setup(struct magnet_ring_clock *c, u32 khz)
 	c->ns = 0;
 	c->span = 0;
 	c->mult = 0;
+	c->gap = 0;
 	if (khz <= 250000)
 		return false;
 	c->mult = (u32)((1000000ull << MAGNET_CLOCK_SHIFT) / khz);
 	c->span = (u64)khz * MAGNET_CLOCK_SPAN_US / 1000;
+	c->gap = (u32)((u64)khz * MAGNET_CLOCK_GAP_NS / 1000000);
 	/* the first read takes an anchor: 0 - 0 = 0 < span would not */
 	c->tsc = -c->span;
 	return true;
@@ -87,7 +95,7 @@ static inline bool magnet_clock_setup(struct magnet_ring_clock *c, u32 khz)
 #include <asm/msr.h>
 #include <linux/timekeeping.h>
 
-/* Take a new anchor (ring/clock.c); returns CLOCK_MONOTONIC now. */
+/* Take a new anchor if it can (ring/clock.c); CLOCK_MONOTONIC now. */
 u64 __magnet_clock_anchor(struct magnet_ring_clock *c);
 /* The parameters of this machine's TSC, or span 0 (ring/clock.c). */
 void magnet_clock_init(struct magnet_ring_clock *c);

@@ -147,8 +147,9 @@ struct magnet_app_payload {
  *   clock user space reads with clock_gettime(), the clock of every time
  *   in a payload (SYNTH, CORR, APP).  A per-CPU ring extrapolates it from
  *   the TSC between readings of ktime_get_mono_fast_ns() 256 us apart
- *   where the kernel trusts the TSC, else reads ktime_get_mono_fast_ns()
- *   per event (docs/FORMAT.md, "Clocks").
+ *   where the kernel trusts the TSC (within 0.5 us plus NTP's correction
+ *   over 256 us), else reads ktime_get_mono_fast_ns() per event
+ *   (docs/FORMAT.md, "Clocks").
  * LOCAL: the kernel's local_clock() (sched_clock, ns since boot), ftrace's
  *   default clock: the cheaper read where the kernel distrusts the TSC
  *   (its CLOCK_MONOTONIC then comes from a slower clocksource such as the

@@ -283,8 +283,9 @@ static void test_clock_extrapolation(void **state)
 		/* the first read of a ring takes an anchor */
 		assert_int_equal(magnet_clock_extrapolate(&c, 0), 0);
 		assert_int_equal(magnet_clock_extrapolate(&c, 1ull << 40), 0);
-		/* an anchor serves 256 us of TSC */
+		/* an anchor serves 256 us of TSC, its readings span <= 1 us */
 		assert_int_equal(c.span, (u64)khz * 256 / 1000);
+		assert_int_equal(c.gap, (u64)khz / 1000);
 		c.tsc = 1ull << 50;
 		c.ns = 7000000000ull;
 		step = c.span / 997 + 1;
