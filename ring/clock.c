@@ -4,10 +4,11 @@
  * scheme).  x86 only; elsewhere clock.h reads the kernel's clock.
  */
 #include <linux/kprobes.h>
-#include <asm/tsc.h>
 #include "clock.h"
 
 #ifdef CONFIG_X86
+#include <asm/tsc.h>
+
 void magnet_clock_init(struct magnet_ring_clock *c)
 {
 	if (!boot_cpu_has(X86_FEATURE_TSC) || check_tsc_unstable() ||
