@@ -149,21 +149,26 @@ static int do_help(int argc, char **argv)
 	return MC_EXIT_OK;
 }
 
-static const struct mc_cmd objects[] = {
-	{ "status",	do_status },
-	{ "probe",	do_probe },
-	{ "stream",	do_stream },
-	{ "record",	do_record },
-	{ "dump",	do_dump },
-	{ "convert",	do_convert },
-	{ "export",	do_export },
-	{ "plot",	do_plot },
-	{ "filter",	do_filter },
-	{ "synth",	do_synth },
-	{ "correlate",	do_correlate },
-	{ "sock",	do_sock },
-	{ "help",	do_help },
-	{ NULL,		NULL },
+/* The objects; @cmds: it has commands (mc_dispatch()), "help" among them */
+static const struct mc_object {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	bool cmds;
+} objects[] = {
+	{ "status",	do_status,	false },
+	{ "probe",	do_probe,	true },
+	{ "stream",	do_stream,	true },
+	{ "record",	do_record,	false },
+	{ "dump",	do_dump,	false },
+	{ "convert",	do_convert,	false },
+	{ "export",	do_export,	false },
+	{ "plot",	do_plot,	false },
+	{ "filter",	do_filter,	true },
+	{ "synth",	do_synth,	true },
+	{ "correlate",	do_correlate,	true },
+	{ "sock",	do_sock,	true },
+	{ "help",	do_help,	false },
+	{ NULL,		NULL,		false },
 };
 
 static const struct option long_options[] = {
@@ -264,17 +269,19 @@ static void object_usage(const char *object)
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		const char *t = line + strspn(line, " ");
+		bool cmd;
 
 		if (!strncmp(t, "Usage: ", 7))
 			t += 7;
-		if (!strncmp(t, "magnetctl ", 10))
+		cmd = !strncmp(t, "magnetctl ", 10);
+		if (cmd)
 			in = !strncmp(t + 10, object, olen) &&
 			     (t[10 + olen] == ' ' || !t[10 + olen]);
 		else if (*line != ' ')
 			in = false;
 		if (!in)
 			continue;
-		if (t != line + strspn(line, " ") || !strncmp(t, "magnetctl ", 10)) {
+		if (cmd) {
 			printf("%s%s\n", first ? "Usage: " : "       ", t);
 			first = false;
 		} else {
@@ -284,23 +291,9 @@ static void object_usage(const char *object)
 	free(text);
 }
 
-/* Objects with commands of their own, and so a "help" command. */
-static bool has_commands(const char *object)
-{
-	static const char *const with[] = {
-		"probe", "stream", "filter", "synth", "correlate", "sock", NULL
-	};
-	const char *const *w;
-
-	for (w = with; *w; w++)
-		if (!strcmp(*w, object))
-			return true;
-	return false;
-}
-
 static int run_object(int argc, char **argv)
 {
-	const struct mc_cmd *o;
+	const struct mc_object *o;
 
 	if (argc < 1) {
 		usage(stderr);
@@ -313,7 +306,7 @@ static int run_object(int argc, char **argv)
 			static char help[] = "help";
 			char *hv[] = { help, NULL };
 
-			if (has_commands(o->name))
+			if (o->cmds)
 				return o->fn(1, hv);
 			object_usage(o->name);
 			return MC_EXIT_OK;
