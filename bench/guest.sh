@@ -667,14 +667,15 @@ for p in d:
 #     sampled by perf on every CPU (cpu-clock: a TCG guest has no PMU)
 #     while it runs.  Samples in MAGNET's write path (__magnet_add() and
 #     what it calls: the ring's slow path, the clock's anchor) and in the
-#     hook handlers (magnet_net's mnet_*), divided by the events produced: CPU time per event in a flow, where the stack's
+#     hook handlers (magnet_net's mnet_*), divided by the events
+#     produced: CPU time per event in a flow, where the stack's
 #     own work between two events has evicted what part 2's tight loop
 #     keeps hot.  Samples taken with interrupts off land where they are
 #     enabled again, inside __magnet_add(): the time stays its own.
 # ------------------------------------------------------------------
 IF_HZ=499
 # perf report's symbols: MAGNET's write path and the hooks' handlers
-IF_ADD_RE='^(__magnet_add|__magnet_clock_anchor|magnet_sock_user_(note|find)|__magnet_ring_reserve|__magnet_ring_sync_nmi|ring_switch|ring_space|ring_write_lost|ring_overwrite_oldest|magnet_write)$'
+IF_ADD_RE='^(__magnet_add|__magnet_clock_anchor|__magnet_ring_reserve|__magnet_ring_sync_nmi|ring_switch|ring_space|ring_write_lost|ring_overwrite_oldest|magnet_write)$'
 IF_HOOK_RE='^mnet_'
 inflow_one() {	# inflow_one CFG REP: one row of inflow.csv
 	local cfg=$1 rep=$2 tag=inflow.$1.$2 counts

@@ -112,6 +112,14 @@ def fmt(x, spec):
     return "n/a" if x != x else spec % x
 
 
+def boot_interval(seed, draw):
+    """5th and 95th percentile of BOOT_N values of DRAW(rnd), rnd seeded
+    from SEED (the same interval on every run of the report)."""
+    rnd = random.Random(zlib.crc32(seed.encode()))
+    rs = sorted(draw(rnd) for _ in range(BOOT_N))
+    return rs[int(0.05 * BOOT_N)], rs[int(0.95 * BOOT_N) - 1]
+
+
 def bootstrap(num, den, seed):
     """Ratio of the medians of NUM and DEN, each resampled with replacement
     BOOT_N times: (5th, 95th percentile).  NaN if either has < 2 values."""
@@ -119,10 +127,8 @@ def bootstrap(num, den, seed):
     den = [x for x in den if x == x]
     if len(num) < 2 or len(den) < 2:
         return float("nan"), float("nan")
-    rnd = random.Random(zlib.crc32(seed.encode()))
-    rs = sorted(statistics.median(rnd.choices(num, k=len(num))) /
-                statistics.median(rnd.choices(den, k=len(den))) for _ in range(BOOT_N))
-    return rs[int(0.05 * BOOT_N)], rs[int(0.95 * BOOT_N) - 1]
+    return boot_interval(seed, lambda rnd: statistics.median(rnd.choices(num, k=len(num))) /
+                         statistics.median(rnd.choices(den, k=len(den))))
 
 
 def bound_text(lo, hi):
@@ -165,9 +171,7 @@ def paired_bootstrap(ratios, seed):
     ratios = [x for x in ratios if x == x]
     if len(ratios) < 2:
         return float("nan"), float("nan")
-    rnd = random.Random(zlib.crc32(seed.encode()))
-    rs = sorted(statistics.median(rnd.choices(ratios, k=len(ratios))) for _ in range(BOOT_N))
-    return rs[int(0.05 * BOOT_N)], rs[int(0.95 * BOOT_N) - 1]
+    return boot_interval(seed, lambda rnd: statistics.median(rnd.choices(ratios, k=len(ratios))))
 
 
 def perturb_ratios(kv, g):
