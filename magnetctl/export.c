@@ -199,6 +199,12 @@ static int corr_open(struct exporter *ex, bool quiet)
 		return mc_errno_exit(ret);
 	}
 	ret = magnet_stream_open(si.path, true);
+	if (ret == -EACCES || ret == -EPERM) {
+		if (!quiet)
+			mc_error("export: --corr-stream %s: %s: %s", si.path,
+				 strerror(-ret), mc_stream_perm_hint(si.path));
+		return MC_EXIT_PERM;
+	}
 	if (ret < 0) {
 		if (!quiet)
 			mc_error("export: %s: %s", si.path, strerror(-ret));

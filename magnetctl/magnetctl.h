@@ -42,6 +42,17 @@ int mc_ctl_error(struct magnet_ctl *h, int err, const char *what);
 int mc_errno_exit(int err);
 /* Open the control handle; 0 or an exit code (message printed). */
 int mc_ctl_open(struct magnet_ctl **h);
+/*
+ * What would let this user open the stream file @path: in a magnetfs
+ * mount, the mount's owner and mode options; in debugfs, root alone.
+ */
+const char *mc_stream_perm_hint(const char *path);
+/*
+ * The exit code and message of a failure that may mean MAGNET is not
+ * loaded: an -ENOENT while no module "magnet" is loaded says so, names
+ * the modprobe and returns MC_EXIT_NOTLOADED; else -1 (not that case).
+ */
+int mc_not_loaded(int err);
 
 /* ---- argument parsing (args.c) ---- */
 int mc_parse_u32(const char *s, uint32_t *out);

@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/vfs.h>
 
 #include "magnetctl.h"
 #include "json.h"
@@ -102,6 +104,27 @@ int mc_ctl_open(struct magnet_ctl **h)
 	return 0;
 }
 
+const char *mc_stream_perm_hint(const char *path)
+{
+	struct statfs sfs;
+
+	if (!statfs(path, &sfs) && sfs.f_type == MAGNETFS_MAGIC)
+		return "stream files are the magnetfs mount's owner's (default root, mode 0400): "
+		       "remount with uid=, gid= or mode= to share them (mount -o remount,gid=GROUP,mode=0440 "
+		       MAGNETFS_DEFAULT_DIR "), or run as root";
+	return "debugfs stream files are root's: run as root, or read the stream through magnetfs "
+	       "mounted with uid=, gid= or mode= (mount -t magnetfs -o gid=GROUP,mode=0440 none "
+	       MAGNETFS_DEFAULT_DIR ")";
+}
+
+int mc_not_loaded(int err)
+{
+	if (err != -ENOENT || !access("/sys/module/magnet", F_OK))
+		return -1;
+	mc_error("MAGNET is not loaded; load it with 'modprobe magnet_net' (the core, magnet, comes with it) as root");
+	return MC_EXIT_NOTLOADED;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -138,7 +161,8 @@ static void usage(FILE *f)
 		"OPTIONS := { -j|--json | -p|--pretty | -h|--help | -V|--version }\n"
 		"PROBE   := { NAME | ID | all }\n"
 		"BYTES   := NUMBER[K|M|G]\n"
-		"Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded\n");
+		"Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded,\n"
+		"      5 no such object, 6 not permitted (magnetctl(8), EXIT STATUS)\n");
 }
 
 static int do_help(int argc, char **argv)

@@ -404,23 +404,6 @@ static const char *lockdown_mode(char *buf, size_t len)
 	return strcmp(a + 1, "none") ? a + 1 : NULL;
 }
 
-/*
- * What would let this user read the stream file @path: in a magnetfs
- * mount, the mount's owner and mode options; in debugfs, root alone.
- */
-static const char *stream_perm_hint(const char *path)
-{
-	struct statfs sfs;
-
-	if (!statfs(path, &sfs) && sfs.f_type == MAGNETFS_MAGIC)
-		return "stream files are the magnetfs mount's owner's (default root, mode 0400): "
-		       "remount with uid=, gid= or mode= to share them (mount -o remount,gid=GROUP,mode=0440 "
-		       MAGNETFS_DEFAULT_DIR "), or run as root";
-	return "debugfs stream files are root's: run as root, or read the stream through magnetfs "
-	       "mounted with uid=, gid= or mode= (mount -t magnetfs -o gid=GROUP,mode=0440 none "
-	       MAGNETFS_DEFAULT_DIR ")";
-}
-
 static int record_open(struct recorder *r, const char *path)
 {
 	struct magnet_stream_stats st;
@@ -439,7 +422,7 @@ static int record_open(struct recorder *r, const char *path)
 	}
 	if (r->in == -EACCES || r->in == -EPERM) {
 		mc_error("record: open stream %s: %s: %s", path, strerror(-r->in),
-			 stream_perm_hint(path));
+			 mc_stream_perm_hint(path));
 		return MC_EXIT_PERM;
 	}
 	if (r->in < 0) {

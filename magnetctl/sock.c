@@ -41,9 +41,14 @@ static int sock_show(int argc, char **argv)
 				      argv[0]);
 	err = magnet_sock_stats_by_id(id, &st);
 	if (err) {
+		int rc = mc_not_loaded(err);
+
+		if (rc >= 0)
+			return rc;
 		mc_error("sock show %llu: %s%s", id, strerror(-err),
-			 err == -ENOENT ? " (no process watches it, or MAGNET is not loaded)" :
-			 err == -EPERM ? " (root only)" : "");
+			 err == -ENOENT ? " (no process watches that socket, or neither magnetfs nor debugfs is mounted)" :
+			 err == -EPERM ? " (another process's socket: needs CAP_NET_ADMIN or CAP_SYS_ADMIN)" :
+			 err == -EACCES ? " (debugfs is root's; magnetfs's sockstat file is everyone's: mount -t magnetfs none " MAGNETFS_DEFAULT_DIR ")" : "");
 		return mc_errno_exit(err);
 	}
 	out_open_object(NULL);

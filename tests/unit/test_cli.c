@@ -379,6 +379,23 @@ static void test_not_loaded(void **state)
 	assert_int_equal(r.code, MC_EXIT_NOTLOADED);
 	assert_contains(r.out, "{\"error\":\"MAGNET is not loaded");
 	done(&r);
+	/* sock show reads the sockstat file, not the family: same answer */
+	r = run("sock", "show", "1");
+	assert_int_equal(r.code, MC_EXIT_NOTLOADED);
+	assert_contains(r.err, "MAGNET is not loaded; load it with 'modprobe magnet_net'");
+	done(&r);
+}
+
+/* The help's exit codes are magnetctl(8)'s, all seven. */
+static void test_help_exit_codes(void **state)
+{
+	struct result r = run("help");
+
+	(void)state;
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "Exit: 0 ok, 1 usage, 2 kernel refused, 3 file/trace error, 4 not loaded,\n"
+			       "      5 no such object, 6 not permitted");
+	done(&r);
 }
 
 static void test_record_missing_stream_file(void **state)
@@ -1200,6 +1217,7 @@ int main(void)
 		cmocka_unit_test(test_filter_arguments),
 		cmocka_unit_test(test_synth_arguments),
 		cmocka_unit_test(test_not_loaded),
+		cmocka_unit_test(test_help_exit_codes),
 		cmocka_unit_test(test_record_missing_stream_file),
 		cmocka_unit_test(test_long_options),
 		cmocka_unit_test(test_dump_text),
