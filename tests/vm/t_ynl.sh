@@ -8,6 +8,8 @@
 #  - probe-get dump: the probes magnetctl lists, with their layers;
 #  - stream-new with sizes, then stream-get: what magnetctl shows;
 #    stream-new of a taken name: the kernel's extack message reaches ynl;
+#  - stream-get dump, as JSON: every stream, with the sizes and clock
+#    magnetctl -j stream list shows (ynl0 and one magnetctl made);
 #  - probe-enable / probe-disable into that stream; stream-del.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -38,6 +40,11 @@ check_eq "ynl stream-new of a taken name fails" 1 $(($? != 0))
 check "  ... with the kernel's message" grep -q "stream 'ynl0' already exists" "$R/dup.ynl"
 check "ynl stream-get ynl0" ynl_to "$R/stream.ynl" --do stream-get --json '{"stream-name": "ynl0"}'
 magnetctl -j stream show ynl0 >"$R/stream.mc"
+check "magnetctl stream create ynl1 (16 KiB x 8, local clock)" \
+	magnetctl stream create ynl1 subbuf-size 16K subbuf-count 8 clock local
+check "ynl stream-get (dump)" ynl_to "$R/streams.ynl" --dump stream-get
+magnetctl -j stream list >"$R/streams.mc"
+check "magnetctl stream delete ynl1" magnetctl stream delete ynl1
 check "ynl probe-enable udp_send into ynl0" ynl_to /dev/null --do probe-enable \
 	--json '{"probe-name": "udp_send", "stream-name": "ynl0"}'
 magnetctl -j probe list >"$R/probes-en.mc"
@@ -69,6 +76,15 @@ ok(sorted(p["probe-name"] for p in yp) == sorted(p["name"] for p in mp),
 ys, ms = load("stream.ynl"), one(load("stream.mc"))
 ok(ys.get("stream-subbuf-size") == 65536 == ms["subbuf_size"] and ys.get("stream-subbuf-count") == 4 == ms["subbuf_count"],
    "stream-get ynl0: 64 KiB x 4, as magnetctl shows", (ys, ms))
+yd = {s["stream-name"]: s for s in load("streams.ynl")}
+md = load("streams.mc")
+md = {s["name"]: s for s in (md.get("streams", md) if isinstance(md, dict) else md)}
+ok(sorted(yd) == sorted(md) == ["ynl0", "ynl1"]
+   and all(yd[n].get("stream-subbuf-size") == md[n]["subbuf_size"] and
+           yd[n].get("stream-subbuf-count") == md[n]["subbuf_count"] for n in md)
+   and (yd["ynl1"].get("stream-subbuf-size"), yd["ynl1"].get("stream-subbuf-count")) == (16384, 8)
+   and yd["ynl0"].get("stream-clock") != yd["ynl1"].get("stream-clock"),
+   "stream-get dump: ynl0 and ynl1 with magnetctl's sizes (64 KiB x 4, 16 KiB x 8), the clocks apart", (yd, md))
 en = {p["name"]: p for p in load("probes-en.mc")}
 dis = {p["name"]: p for p in load("probes-dis.mc")}
 ok(en["udp_send"]["enabled"] and en["udp_send"].get("stream") == "ynl0", "probe-enable: udp_send records into ynl0", en["udp_send"])
