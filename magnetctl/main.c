@@ -148,7 +148,7 @@ static void usage(FILE *f)
 		"       magnetctl convert --to perfetto [-o OUT] FILE...\n"
 		"       magnetctl export [--listen ADDR:PORT] [--max-keys N] [--corr-stream STREAM]\n"
 		"       magnetctl plot { layers | tcp | latency | rate } [--id ID] [--format png|svg]\n"
-		"                      -o OUT FILE...\n"
+		"                      -o|--output OUT FILE...\n"
 		"       magnetctl filter { add NAME [KEY VALUE]... [priority N] ACTION | del NAME |\n"
 		"                          list | show NAME }\n"
 		"       magnetctl synth { add NAME probe PROBE [KEY VALUE]... [by GROUP[,GROUP]...]\n"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * magnetctl plot KIND [--id ID] [--format png|svg] -o OUT FILE...: the
- * papers' figures from a trace, drawn by gnuplot (docs/PLOT.md):
+ * magnetctl plot KIND [--id ID] [--format png|svg] -o|--output OUT FILE...
+ * (options before or after KIND and the files, getopt_long): the papers'
+ * figures from a trace, drawn by gnuplot (docs/PLOT.md):
  *
  *   layers   one socket's records over time, a series per event: the
  *            bytes each layer saw (002 Fig. 14: how the stack reshapes
@@ -386,36 +387,33 @@ static int run_gnuplot(const char *script)
 
 #define PLOT_USAGE \
 	"Usage: magnetctl plot { layers | tcp | latency | rate } [--id ID] [--format png|svg]\n" \
-	"                      -o OUT FILE...\n"
+	"                      -o|--output OUT FILE...\n"
 
 int do_plot(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "id",		required_argument, NULL, 'i' },
 		{ "format",	required_argument, NULL, 'f' },
+		{ "output",	required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL, *fmt = "png", *kind;
 	unsigned long long id = 0;
 	struct plot *pl;
 	char *dat = NULL, *gp = NULL;
+	/* getopt_long over "plot ARGS...": options anywhere, --opt=V too */
+	char **gv = argv - 1;
 	FILE *f;
 	unsigned int i;
-	int a, c, code = MC_EXIT_FILE;
+	int c, n, code = MC_EXIT_FILE;
 
 	if (argc < 1 || !strcmp(argv[0], "help")) {
 		printf(PLOT_USAGE);
 		return argc < 1 ? MC_EXIT_USAGE : MC_EXIT_OK;
 	}
-	kind = argv[0];
-	if (strcmp(kind, "layers") && strcmp(kind, "tcp") &&
-	    strcmp(kind, "latency") && strcmp(kind, "rate"))
-		return mc_usage_error("plot: unknown figure '%s' (layers, tcp, latency, rate)",
-				      kind);
-	/* getopt_long over "FIGURE ARGS...": options anywhere, --opt=V too */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc + 1, gv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -431,17 +429,27 @@ int do_plot(int argc, char **argv)
 						      optarg);
 			break;
 		case ':':
-			return mc_usage_error("plot: %s needs a value", argv[optind - 1]);
+			return mc_usage_error("plot: %s needs a value", gv[optind - 1]);
 		default:
-			return mc_usage_error("plot: unknown option '%s'", argv[optind - 1]);
+			return mc_usage_error("plot: unknown option '%s'", gv[optind - 1]);
 		}
 	}
-	a = optind;
+	/* what is left: FIGURE FILE... */
+	n = optind - 1;
+	argc -= n;
+	argv += n;
+	if (argc < 1)
+		return mc_usage_error("plot: missing FIGURE (layers, tcp, latency, rate)");
+	kind = argv[0];
+	if (strcmp(kind, "layers") && strcmp(kind, "tcp") &&
+	    strcmp(kind, "latency") && strcmp(kind, "rate"))
+		return mc_usage_error("plot: unknown figure '%s' (layers, tcp, latency, rate)",
+				      kind);
 	if (id && (!strcmp(kind, "latency") || !strcmp(kind, "rate")))
 		return mc_usage_error("plot %s: --id is for layers and tcp", kind);
 	if (!out)
 		return mc_usage_error("plot: missing -o OUT");
-	if (a >= argc)
+	if (argc < 2)
 		return mc_usage_error("plot: missing FILE");
 	pl = calloc(1, sizeof(*pl));
 	if (!pl || asprintf(&dat, "%s.dat", out) < 0 ||
@@ -450,7 +458,7 @@ int do_plot(int argc, char **argv)
 		goto out;
 	}
 	pl->kind = kind;
-	if (collect(pl, (const char *const *)argv + a, argc - a, (__u64 *)&id))
+	if (collect(pl, (const char *const *)argv + 1, argc - 1, (__u64 *)&id))
 		goto out;
 	if (!pl->ns) {
 		mc_error("plot %s: the trace has nothing to draw (%s)", kind,

@@ -86,19 +86,31 @@ _magnetctl()
 		esac
 		return ;;
 	plot)
-		if [ "$cword" -eq $((oi + 1)) ]; then
-			COMPREPLY=($(compgen -W "layers tcp latency rate" -- "$cur"))
-			return
-		fi
+		# the figure: the first word after plot that is neither an option
+		# nor an option's value (options come before or after it); after
+		# "--" every word is one
+		local fig="" end=""
+		for ((i = oi + 1; i < cword; i++)); do
+			case $end${words[i]} in
+			--) end=1 ;;
+			-o | --output | --id | --format) ((i++)) ;;
+			-*) ;;
+			*) fig=${words[i]}; break ;;
+			esac
+		done
 		case $prev in
-		--format) COMPREPLY=($(compgen -W "png svg" -- "$cur")) ;;
-		-o) COMPREPLY=($(compgen -f -- "$cur")) ;;
-		--id) ;;
+		--format) COMPREPLY=($(compgen -W "png svg" -- "$cur")); return ;;
+		-o | --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		--id) return ;;
+		esac
+		case $end$cur in
+		-*) COMPREPLY=($(compgen -W "--id --format -o --output --help" -- "$cur")) ;;
 		*)
-			case $cur in
-			-*) COMPREPLY=($(compgen -W "--id --format -o --help" -- "$cur")) ;;
-			*) COMPREPLY=($(compgen -f -- "$cur")) ;;
-			esac ;;
+			if [ -z "$fig" ]; then
+				COMPREPLY=($(compgen -W "layers tcp latency rate" -- "$cur"))
+			else
+				COMPREPLY=($(compgen -f -- "$cur"))
+			fi ;;
 		esac
 		return ;;
 	export)

@@ -56,6 +56,12 @@ comp "magnetctl convert --to " "ctf pcapng perfetto"
 comp "magnetctl export --" "--corr-stream --help --listen --max-keys"
 comp "magnetctl plot " "latency layers rate tcp"
 comp "magnetctl plot tcp --format " "png svg"
+comp "magnetctl plot tcp --" "--format --help --id --output"
+comp "magnetctl plot --" "--format --help --id --output"
+# options before the figure: still the figure, then files
+comp "magnetctl plot --format svg --output x.svg " "latency layers rate tcp"
+comp "magnetctl plot -o x.png --id 7 l" "latency layers"
+comp "magnetctl -j plot --format=svg --output png " "latency layers rate tcp"
 # every object of the help has commands or arguments completed, none is unknown
 for o in $objs; do
 	case $o in status | help) continue ;; esac

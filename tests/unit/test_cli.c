@@ -996,7 +996,7 @@ static char *file_text(const char *path)
 /* magnetctl plot through the real gnuplot: images, data, script, errors. */
 static void test_plot(void **state)
 {
-	char out[] = "/tmp/magnet-plot-XXXXXX", img[64], dat[80], gp[80];
+	char out[] = "/tmp/magnet-plot-XXXXXX", img[64], dat[80], gp[80], opt[80];
 	unsigned char magic[8];
 	struct result r;
 	struct tbuf tb;
@@ -1058,6 +1058,61 @@ static void test_plot(void **state)
 	r = run("plot", "latency", path, "-o", img, "--format=svg");
 	assert_int_equal(r.code, MC_EXIT_OK);
 	assert_contains(r.out, "lat2.svg: 1 series");
+	done(&r);
+	/* options before the figure, as the other commands take them */
+	snprintf(img, sizeof(img), "%s/lat3.svg", out);
+	r = run("plot", "--format=svg", "-o", img, "latency", path);
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "lat3.svg: 1 series");
+	done(&r);
+	txt = file_text(img);
+	assert_non_null(txt);
+	assert_contains(txt, "<svg");
+	free(txt);
+	/* --output=FILE and --output FILE: the long form of -o */
+	snprintf(img, sizeof(img), "%s/rate-eq.png", out);
+	snprintf(opt, sizeof(opt), "--output=%s", img);
+	r = run("plot", "rate", opt, path);
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "rate-eq.png: 1 series");
+	done(&r);
+	f = fopen(img, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(magic, 1, 8, f), 8);
+	fclose(f);
+	assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+	snprintf(img, sizeof(img), "%s/rate-sp.png", out);
+	snprintf(dat, sizeof(dat), "%s.dat", img);
+	r = run("plot", "--output", img, "rate", path);
+	assert_int_equal(r.code, MC_EXIT_OK);
+	assert_contains(r.out, "rate-sp.png: 1 series");
+	done(&r);
+	f = fopen(img, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(magic, 1, 8, f), 8);
+	fclose(f);
+	assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+	txt = file_text(dat);
+	assert_non_null(txt);
+	assert_contains(txt, "# SERIES cpu3\n");
+	free(txt);
+	/* an unknown option before the figure is named, not taken for one */
+	r = run("plot", "--bogus", "layers", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "plot: unknown option '--bogus'");
+	done(&r);
+	r = run("plot", "layers", path, "--output");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "plot: --output needs a value");
+	done(&r);
+	r = run("plot", "-o", img);
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "plot: missing FIGURE");
+	done(&r);
+	/* "--" ends the options: a trace file named --frob is a file */
+	r = run("plot", "-o", img, "rate", "--", "--frob");
+	assert_int_equal(r.code, MC_EXIT_FILE);
+	assert_contains(r.err, "plot: --frob: ");
 	done(&r);
 
 	/* rate: 200 bins per CPU */

@@ -112,6 +112,12 @@ EPS="synthesizers single out processes, cgroups and sockets: reading them needs 
 check "filter add fp pid 1 drop" magnetctl filter add fp pid 1 drop
 check "synth add sp: tcp_send by pid" magnetctl synth add sp probe tcp_send by pid value size period 1s stream s2
 check "probe add kw kprobe vfs_write" magnetctl probe add kw kprobe vfs_write
+check "correlate add cc: udp_send,ip_send" magnetctl correlate add cc chain udp_send,ip_send window 10ms stream s2
+check_eq "completion: filter names" "fp" "$(compl magnetctl filter del "")"
+check_eq "completion: synthesizer names" "sp values" "$(compl magnetctl synth show "")"
+check_eq "completion: correlator names" "cc" "$(compl magnetctl correlate show "")"
+check_eq "completion: the run-time kprobe among the probe names" "kw" "$(compl magnetctl probe del k)"
+check "correlate del cc" magnetctl correlate del cc
 check_eq "root: FILTER_GET" "errno=0 msg=" "$("${GR[@]}" FILTER_GET FILTER=nest:NAME=str:fp)"
 check_eq "non-root: FILTER_GET refused (EPERM) with the reason" "errno=1 msg=$EPF" \
 	"$(nobody "${GR[@]}" FILTER_GET FILTER=nest:NAME=str:fp)"
