@@ -258,7 +258,8 @@ static int take_global_options(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
 			mc_opts.json = true;
-		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty")) {
+		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty") ||
+			   !strcmp(argv[i], "-jp") || !strcmp(argv[i], "-pj")) {
 			mc_opts.json = true;
 			mc_opts.pretty = true;
 		} else if (i > 0 &&

@@ -459,6 +459,12 @@ static void test_long_options(void **state)
 	assert_int_equal(r.code, 0);
 	assert_contains(r.out, "\"name\":\"tcp_send\"");
 	done(&r);
+	/* -jp after the object, as before it: pretty JSON (indented) */
+	r = run("dump", path, "-jp");
+	assert_int_equal(r.code, 0);
+	assert_contains(r.out, "\n  ");
+	assert_contains(r.out, "\"name\": \"tcp_send\"");
+	done(&r);
 	r = run("dump", "--bogus", path);
 	assert_int_equal(r.code, MC_EXIT_USAGE);
 	assert_contains(r.err, "dump: unknown option '--bogus'");
