@@ -7,10 +7,18 @@
  *   SYSINFO   the first one makes the trace IR (meta.c); later ones (more
  *             inputs) must use the same clock
  *   EVENTDEF  names event IDs (the decoder keeps them)
- *   LOST      a packet end, a discarded events message with the count, and
- *             an empty packet: CTF 1.8 counts discarded events per packet,
- *             and sink.ctf.fs wants a discarded events message to span from
- *             one packet's end to the next one's end (babeltrace2-sink.ctf.fs(7))
+ *   LOST      ends the CPU's packet and reserves a place in the queue for
+ *             a discarded events message; the CPU's next event fills it, in
+ *             a packet of its own: CTF 1.8 counts discarded events per
+ *             packet, and sink.ctf.fs wants a discarded events message to
+ *             span from one packet's end to the next one's end
+ *             (babeltrace2-sink.ctf.fs(7)), while babeltrace2's muxer wants
+ *             the message at its beginning's place in time.  No messages
+ *             leave the queue past a reserved place.  The packet is not
+ *             empty: Trace Compass stops reading a CTF stream at an empty
+ *             packet that is not its first, silently.  A CPU with no event
+ *             after the LOST record within MBT_LOST_WAIT queued messages,
+ *             or before the end, gets an empty packet then.
  *   others    an event message, after the stream's beginning and its first
  *             packet's beginning when they are the CPU's first record
  *
@@ -29,7 +37,15 @@
 struct mbt_cpu {
 	bt_stream *stream;
 	bt_packet *packet;		/* open packet, or NULL */
+	bool had_packet;		/* a packet was opened on the stream */
+	uint64_t end_ts;		/* the last packet's end */
+	uint64_t lost;			/* discarded, their message's place: */
+	uint64_t lost_seq;		/* its sequence number in the queue */
+	uint64_t lost_ts;		/* from the packet end before them */
 };
+
+/* queued messages after a LOST record's place before it is given up */
+#define MBT_LOST_WAIT	65536
 
 struct mbt_iter {
 	struct mbt_comp *comp;
@@ -39,9 +55,13 @@ struct mbt_iter {
 	struct mbt_cpu *cpus;
 	unsigned int nr_cpus;
 	uint64_t last_ts;
-	/* messages made and not yet handed out (FIFO) */
+	/*
+	 * messages made and not yet handed out (FIFO); NULL: a place kept
+	 * for a discarded events message; @qseq numbers the head
+	 */
 	const bt_message **q;
 	size_t qhead, qlen, qcap;
+	uint64_t qseq;
 	bool ended;			/* no more records */
 	int bad;			/* the reader's error at the end */
 };
@@ -50,12 +70,13 @@ struct mbt_iter {
 	bt_current_thread_error_append_cause_from_message_iterator(	\
 		(it)->self, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
 
-static int push(struct mbt_iter *it, const bt_message *msg)
+/* Queue @msg, or keep a place (@msg NULL, @place set). */
+static int __push(struct mbt_iter *it, const bt_message *msg, bool place)
 {
 	const bt_message **nq;
 	size_t i, cap;
 
-	if (!msg)
+	if (!msg && !place)
 		return -ENOMEM;
 	if (it->qlen == it->qcap) {
 		cap = it->qcap ? it->qcap * 2 : 16;
@@ -76,12 +97,18 @@ static int push(struct mbt_iter *it, const bt_message *msg)
 	return 0;
 }
 
+static int push(struct mbt_iter *it, const bt_message *msg)
+{
+	return __push(it, msg, false);
+}
+
 static const bt_message *pop(struct mbt_iter *it)
 {
 	const bt_message *msg = it->q[it->qhead];
 
 	it->qhead = (it->qhead + 1) % it->qcap;
 	it->qlen--;
+	it->qseq++;
 	return msg;
 }
 
@@ -122,6 +149,7 @@ static int packet_begin(struct mbt_iter *it, struct mbt_cpu *c,
 	c->packet = bt_packet_create(c->stream);
 	if (!c->packet)
 		return -ENOMEM;
+	c->had_packet = true;
 	ctx = bt_packet_borrow_context_field(c->packet);
 	bt_field_integer_unsigned_set_value(
 		bt_field_structure_borrow_member_field_by_index(ctx, 0), cpu);
@@ -136,37 +164,75 @@ static int packet_end(struct mbt_iter *it, struct mbt_cpu *c, uint64_t ts)
 
 	bt_packet_put_ref(c->packet);
 	c->packet = NULL;
+	c->end_ts = ts;
 	return err;
 }
 
-/* CPU @cpu's stream with a packet open at @ts. */
-static struct mbt_cpu *cpu_open(struct mbt_iter *it, unsigned int cpu,
-				uint64_t ts)
-{
-	struct mbt_cpu *c = cpu_stream(it, cpu);
-
-	if (!c || (!c->packet && packet_begin(it, c, cpu, ts)))
-		return NULL;
-	return c;
-}
-
+/*
+ * A LOST record ends CPU @cpu's packet (a first packet, possibly empty,
+ * if it had none: the discarded events need a packet before them) and
+ * keeps the place of their message until the CPU's next event
+ * (lost_flush()); a second one before it adds its count.
+ */
 static int on_lost(struct mbt_iter *it, const struct magnet_rec *r,
 		   uint64_t ts)
 {
 	unsigned int cpu = r->hdr.cpu;
-	struct mbt_cpu *c = cpu_open(it, cpu, ts);
-	bt_message *de;
+	struct mbt_cpu *c = cpu_stream(it, cpu);
 
-	if (!c || packet_end(it, c, ts))
+	if (!c)
 		return -ENOMEM;
-	de = bt_message_discarded_events_create_with_default_clock_snapshots(
-		it->self, c->stream, ts, ts);
-	if (de)
-		bt_message_discarded_events_set_count(de, r->u.lost.count);
-	if (push(it, de) || packet_begin(it, c, cpu, ts) ||
-	    packet_end(it, c, ts) || packet_begin(it, c, cpu, ts))
+	if (!c->had_packet && packet_begin(it, c, cpu, ts))
 		return -ENOMEM;
+	if (c->packet && packet_end(it, c, ts))
+		return -ENOMEM;
+	if (!c->lost) {
+		if (__push(it, NULL, true))
+			return -ENOMEM;
+		c->lost_seq = it->qseq + it->qlen - 1;
+		/* sink.ctf.fs: from the end of the packet before the loss */
+		c->lost_ts = c->end_ts;
+	}
+	c->lost += r->u.lost.count;
 	return 0;
+}
+
+/*
+ * The discarded events of @c, into their kept place, spanning to @ts,
+ * then a packet begun at @ts: the packet whose end (@ts: it holds the
+ * next event alone, or nothing) the message spans to, as sink.ctf.fs
+ * wants.
+ */
+static int lost_flush(struct mbt_iter *it, struct mbt_cpu *c, unsigned int cpu,
+		      uint64_t ts)
+{
+	bt_message *de = bt_message_discarded_events_create_with_default_clock_snapshots(
+		it->self, c->stream, c->lost_ts, ts);
+
+	if (!de)
+		return -ENOMEM;
+	bt_message_discarded_events_set_count(de, c->lost);
+	it->q[(it->qhead + (c->lost_seq - it->qseq)) % it->qcap] = de;
+	c->lost = 0;
+	return packet_begin(it, c, cpu, ts);
+}
+
+/*
+ * The queue's head waits for a CPU's next event too long (or the input
+ * ended): that CPU's discarded events end now, in an empty packet.
+ */
+static int lost_give_up(struct mbt_iter *it)
+{
+	unsigned int i;
+
+	for (i = 0; i < it->nr_cpus; i++) {
+		struct mbt_cpu *c = &it->cpus[i];
+
+		if (c->lost && c->lost_seq == it->qseq)
+			return lost_flush(it, c, i, it->last_ts) ?:
+			       packet_end(it, c, it->last_ts);
+	}
+	return -EINVAL;		/* not reached: a place has its CPU */
 }
 
 static int on_event(struct mbt_iter *it, const struct magnet_rec *r,
@@ -176,14 +242,19 @@ static int on_event(struct mbt_iter *it, const struct magnet_rec *r,
 	bt_event_class *ec = mbt_meta_event_class(&it->meta, r, &why);
 	struct mbt_cpu *c;
 	bt_message *msg;
+	uint64_t lost;
 
 	if (!ec) {
 		ERR(it, "%s: event %u (%s): %s", it->comp->first_input,
 		    r->hdr.event, r->name, why);
 		return -EINVAL;
 	}
-	c = cpu_open(it, r->hdr.cpu, ts);
+	c = cpu_stream(it, r->hdr.cpu);
 	if (!c)
+		return -ENOMEM;
+	lost = c->lost;
+	if (lost ? lost_flush(it, c, r->hdr.cpu, ts) :
+	    !c->packet && packet_begin(it, c, r->hdr.cpu, ts))
 		return -ENOMEM;
 	msg = bt_message_event_create_with_packet_and_default_clock_snapshot(
 		it->self, ec, c->packet, ts);
@@ -194,7 +265,8 @@ static int on_event(struct mbt_iter *it, const struct magnet_rec *r,
 		bt_message_put_ref(msg);
 		return -ENOMEM;
 	}
-	return push(it, msg);
+	/* the packet after a loss holds this event alone (on_lost()) */
+	return push(it, msg) ?: lost ? packet_end(it, c, ts) : 0;
 }
 
 static int on_sysinfo(struct mbt_iter *it, const struct magnet_sysinfo *si)
@@ -230,6 +302,9 @@ static int end_all(struct mbt_iter *it)
 
 		if (!c->stream)
 			continue;
+		/* a loss after the CPU's last event: an empty last packet */
+		if (c->lost && lost_flush(it, c, i, it->last_ts))
+			return -ENOMEM;
 		if ((c->packet && packet_end(it, c, it->last_ts)) ||
 		    push(it, bt_message_stream_end_create(it->self, c->stream)))
 			return -ENOMEM;
@@ -280,13 +355,17 @@ mbt_iter_next(bt_self_message_iterator *self, bt_message_array_const msgs,
 
 	*count = 0;
 	while (*count < capacity) {
-		if (it->qlen) {
+		if (it->qlen && it->q[it->qhead]) {
 			msgs[(*count)++] = pop(it);
 			continue;
 		}
+		/* end_all() fills every kept place: ended, the head is a message */
 		if (it->ended)
 			break;
-		err = advance(it);
+		if (it->qlen >= MBT_LOST_WAIT)
+			err = lost_give_up(it);
+		else
+			err = advance(it);
 		if (err)
 			goto fail;
 	}

@@ -167,6 +167,18 @@ int convert_ctf(const char *out, int argc, char **argv)
 	bargv[n++] = sink;
 	bargv[n] = NULL;
 	code = run_babeltrace2(bargv);
+	/*
+	 * sink.ctf.fs writes a trace when a stream begins, at a CPU's first
+	 * record: inputs with none (no event, no loss) leave nothing, not
+	 * even the metadata, which no CTF reader opens
+	 */
+	free(pp);
+	pp = NULL;
+	if (!code && asprintf(&pp, "%s/metadata", out) >= 0 && access(pp, F_OK)) {
+		mc_error("convert: no CTF trace written to %s: the input holds no event", out);
+		rmdir(out);	/* if sink.ctf.fs left it empty */
+		code = MC_EXIT_FILE;
+	}
 out:
 	free(inputs);
 	free(sink);

@@ -202,12 +202,103 @@ static void test_ctf_roundtrip(void **state)
 	free(direct);
 	assert_non_null(strstr(back, "discarded 5 events"));
 	free(back);
+	/*
+	 * No empty packet inside a stream: Trace Compass's CTF reader stops
+	 * reading a stream, silently, at an empty packet that is not its
+	 * first (the discarded events after a LOST record get a packet
+	 * holding the next event instead).  Per stream, the events of each
+	 * packet, from sink.text.details.
+	 */
+	out = sh(&st, "babeltrace2 -c sink.text.details '%s' 2>&1 | awk '"
+		 "/^[{]Trace/ { match($0, /Stream ID [0-9]+/); s = substr($0, RSTART + 10, RLENGTH - 10);"
+		 " getline; if (/^Packet beginning/) { n[s]++; ev[s, n[s]] = 0 }"
+		 " else if (/^Event /) ev[s, n[s]]++; else if (/^Discarded events/) d++ }"
+		 " END { for (s in n) for (i = 2; i < n[s]; i++) if (!ev[s, i]) bad++;"
+		 " printf \"streams=%%d discarded=%%d inner_empty=%%d\\n\", length(n), d, bad }'",
+		 sub);
+	assert_int_equal(st, 0);
+	assert_string_equal(out, "streams=2 discarded=1 inner_empty=0\n");
+	free(out);
 	/* the directory holds a trace now: a second conversion is refused */
 	out = sh(&st, "'%s' convert --to ctf -o '%s' '%s' 2>&1",
 		 getenv("MAGNETCTL"), sub, path);
 	assert_int_equal(WEXITSTATUS(st), MC_EXIT_FILE);
 	assert_non_null(strstr(out, "already holds a CTF trace"));
 	free(out);
+	out = sh(&st, "rm -rf '%s'", dir);
+	free(out);
+	unlink(path);
+	free(path);
+}
+
+/*
+ * A loss on a CPU that then records nothing for longer than the iterator
+ * keeps the discarded events' place (MBT_LOST_WAIT, 65536 messages):
+ * the message is given its end then, in an empty packet, and every event
+ * is still delivered, in time order, with the loss counted once.
+ */
+static void test_lost_long_wait(void **state)
+{
+	enum { N = 70000 };
+	struct tbuf tb;
+	char *path, *out;
+	size_t o;
+	int st, i;
+
+	(void)state;
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 0);
+	tb_eventdef(&tb, EV_UDP, "udp_send", MAGNET_LAYER_TRANSPORT,
+		    MAGNET_PAYLOAD_NET);
+	o = tb_net(&tb, EV_UDP, 100, 2, 0x0800, MAGNET_NET_F_TX);
+	place(&tb, o, 1, 1000);
+	o = tb_lost(&tb, 9);
+	place(&tb, o, 1, 1500);
+	for (i = 0; i < N; i++) {
+		o = tb_net(&tb, EV_UDP, 100, 2, 0x0800, MAGNET_NET_F_TX);
+		place(&tb, o, 0, 2000 + i);
+	}
+	o = tb_net(&tb, EV_UDP, 100, 2, 0x0800, MAGNET_NET_F_TX);
+	place(&tb, o, 1, 2000 + N);
+	path = strdup(tb_write_tmp(&tb, tb.len));
+	tb_free(&tb);
+	out = sh(&st, BT "--clock-cycles --no-delta '%s' 2>&1 | awk '"
+		 "/ udp_send: / { n++; t = substr($1, 2, 20) + 0; if (t < last) back++; last = t }"
+		 " /discarded 9 events/ { d++; match($0, /and [[][0-9:]+[.][0-9]+/);"
+		 " e = substr($0, RSTART, RLENGTH); sub(/.*[.]/, \"\", e); end = e + 0 }"
+		 " END { r = (end > 2000 && end < 2000 + %d) ? \"given-up\" : end;"
+		 " printf \"%%d %%d %%d %%s\\n\", n, d, back, r }'",
+		 plugdir, path, N);
+	assert_int_equal(st, 0);
+	/* its end: where the iterator gave up, before the CPU's next event */
+	assert_string_equal(out, "70002 1 0 given-up\n");
+	free(out);
+	unlink(path);
+	free(path);
+}
+
+/* Inputs without an event write no CTF trace: said, exit 3. */
+static void test_ctf_no_event(void **state)
+{
+	char dir[] = "/tmp/magnet-ctf-XXXXXX", sub[64], *path, *out;
+	struct tbuf tb;
+	int st;
+
+	(void)state;
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 0);
+	tb_eventdef(&tb, EV_UDP, "udp_send", MAGNET_LAYER_TRANSPORT,
+		    MAGNET_PAYLOAD_NET);
+	path = strdup(tb_write_tmp(&tb, tb.len));
+	tb_free(&tb);
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/ctf", dir);
+	out = sh(&st, "'%s' convert --to ctf -o '%s' '%s' 2>&1",
+		 getenv("MAGNETCTL"), sub, path);
+	assert_int_equal(WEXITSTATUS(st), MC_EXIT_FILE);
+	assert_non_null(strstr(out, "the input holds no event"));
+	free(out);
+	assert_int_equal(access(sub, F_OK), -1);
 	out = sh(&st, "rm -rf '%s'", dir);
 	free(out);
 	unlink(path);
@@ -286,6 +377,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pretty),
 		cmocka_unit_test(test_ctf_roundtrip),
+		cmocka_unit_test(test_ctf_no_event),
+		cmocka_unit_test(test_lost_long_wait),
 		cmocka_unit_test(test_errors),
 	};
 
