@@ -2,12 +2,24 @@
 /* Argument parsing and object/command dispatch, testable without a kernel. */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "magnetctl.h"
+
+int mc_option_error(const char *cmd, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	/* getopt_long sets optopt to a known option's value, 0 if unknown */
+	if (optopt && !strncmp(arg, "--", 2) && eq)
+		return mc_usage_error("%s: %.*s takes no value", cmd,
+				      (int)(eq - arg), arg);
+	return mc_usage_error("%s: unknown option '%s'", cmd, arg);
+}
 
 int mc_parse_u32(const char *s, uint32_t *out)
 {

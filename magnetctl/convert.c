@@ -384,7 +384,7 @@ int do_convert(int argc, char **argv)
 		case ':':
 			return mc_usage_error("convert: %s needs a value", gv[optind - 1]);
 		default:
-			return mc_usage_error("convert: unknown option '%s'", gv[optind - 1]);
+			return mc_option_error("convert", gv[optind - 1]);
 		}
 	}
 	i = optind - 1;

@@ -897,7 +897,7 @@ int do_dump(int argc, char **argv)
 		case ':':
 			return mc_usage_error("dump: %s needs a value", gv[optind - 1]);
 		default:
-			return mc_usage_error("dump: unknown option '%s'", gv[optind - 1]);
+			return mc_option_error("dump", gv[optind - 1]);
 		}
 	}
 	i = optind - 1;

@@ -284,7 +284,7 @@ int do_export(int argc, char **argv)
 		case ':':
 			return mc_usage_error("export: %s needs a value", argv[optind - 2]);
 		default:
-			return mc_usage_error("export: unknown option '%s'", argv[optind - 2]);
+			return mc_option_error("export", argv[optind - 2]);
 		}
 	}
 	if (optind < argc + 1)

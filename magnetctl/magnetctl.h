@@ -55,6 +55,12 @@ const char *mc_stream_perm_hint(const char *path);
 int mc_not_loaded(int err);
 
 /* ---- argument parsing (args.c) ---- */
+/*
+ * After getopt_long() refused @arg ('?'): "CMD: --opt takes no value"
+ * for a value given to an option without one, else "CMD: unknown option
+ * 'ARG'"; returns MC_EXIT_USAGE.
+ */
+int mc_option_error(const char *cmd, const char *arg);
 int mc_parse_u32(const char *s, uint32_t *out);
 /* BYTES with optional K/M/G suffix (powers of 1024), > 0, <= UINT32_MAX. */
 int mc_parse_size(const char *s, uint32_t *out);

@@ -431,7 +431,7 @@ int do_plot(int argc, char **argv)
 		case ':':
 			return mc_usage_error("plot: %s needs a value", gv[optind - 1]);
 		default:
-			return mc_usage_error("plot: unknown option '%s'", gv[optind - 1]);
+			return mc_option_error("plot", gv[optind - 1]);
 		}
 	}
 	/* what is left: FIGURE FILE... */

@@ -367,7 +367,7 @@ static int parse_record_args(int argc, char **argv, const char **stream,
 		case ':':
 			return mc_usage_error("record: '%s' needs a value", gv[optind - 1]);
 		default:
-			return mc_usage_error("record: unknown option '%s'", gv[optind - 1]);
+			return mc_option_error("record", gv[optind - 1]);
 		}
 	}
 	if (optind < argc + 1)

@@ -177,8 +177,7 @@ static int stream_snapshot(int argc, char **argv)
 			return mc_usage_error("stream snapshot: '%s' needs a FILE",
 					      gv[optind - 1]);
 		else
-			return mc_usage_error("stream snapshot: unknown option '%s'",
-					      gv[optind - 1]);
+			return mc_option_error("stream snapshot", gv[optind - 1]);
 	}
 	argc = argc + 1 - optind;
 	argv = gv + optind;

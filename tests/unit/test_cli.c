@@ -465,6 +465,11 @@ static void test_long_options(void **state)
 	assert_contains(r.out, "\n  ");
 	assert_contains(r.out, "\"name\": \"tcp_send\"");
 	done(&r);
+	/* a value for an option that takes none is named as such */
+	r = run("dump", path, "--no-header=1");
+	assert_int_equal(r.code, MC_EXIT_USAGE);
+	assert_contains(r.err, "dump: --no-header takes no value");
+	done(&r);
 	r = run("dump", "--bogus", path);
 	assert_int_equal(r.code, MC_EXIT_USAGE);
 	assert_contains(r.err, "dump: unknown option '--bogus'");
