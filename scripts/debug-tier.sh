@@ -67,6 +67,9 @@ if [ ${#tests[@]} -eq 0 ]; then
 	done
 	tests+=(lockdown)
 fi
+# the kernel's ynl CLI, which t_ynl drives the family with (as scripts/test.sh)
+./scripts/ynl-tools.sh >build/ynl-tools.log 2>&1 ||
+	echo "debug-tier: the ynl tools did not build (build/ynl-tools.log): t_ynl will fail"
 t1=$(date +%s)
 for t in "${tests[@]}"; do
 	s=$(date +%s)
