@@ -47,7 +47,7 @@ static int sock_show(int argc, char **argv)
 			return rc;
 		mc_error("sock show %llu: %s%s", id, strerror(-err),
 			 err == -ENOENT ? " (no process watches that socket, or neither magnetfs nor debugfs is mounted)" :
-			 err == -EPERM ? " (another process's socket: needs CAP_NET_ADMIN or CAP_SYS_ADMIN)" :
+			 err == -EPERM ? " (a socket by its ID: needs CAP_NET_ADMIN or CAP_SYS_ADMIN)" :
 			 err == -EACCES ? " (debugfs is root's; magnetfs's sockstat file is everyone's: mount -t magnetfs none " MAGNETFS_DEFAULT_DIR ")" : "");
 		return mc_errno_exit(err);
 	}
