@@ -33,10 +33,20 @@ check "stream create tcploss (1 MiB x 8)" magnetctl stream create tcploss subbuf
 check "enable tcp_state and tcp_state_tx" magnetctl probe enable $EVENTS stream tcploss
 bg rec "$MAGNETCTL" record tcploss -o "$R/tcploss.trace"
 sleep 0.5
-tcp_sink_start sink $PORT -t 30 || bail_out "tcp_sink did not start"
-TCP_PORT=$PORT check "2 MiB over a 5% loss link" tcp_send tcp 32 -s 65536 -i 0
-bg_wait sink 20
-diag "$(cat "$(out tcp)")"
+# netem's loss is random, and in the 6.12 guest under TCG a whole
+# transfer once went through without a single drop (CI, 28 November 2026:
+# 1476 packets, none dropped, no retransmission): up to three transfers,
+# each a new connection, until one retransmits; the checks below read the
+# last one (the sender's last connection in the trace)
+for try in 1 2 3; do
+	tcp_sink_start sink $PORT -t 30 || bail_out "tcp_sink did not start"
+	TCP_PORT=$PORT tcp_send tcp 32 -s 65536 -i 0
+	rc=$?
+	bg_wait sink 20
+	diag "transfer $try: $(cat "$(out tcp)")"
+	[ $rc -ne 0 ] || grep -qE 'retrans_bytes=[1-9]' "$(out tcp)" && break
+done
+check_eq "2 MiB over a 5% loss link (transfer $try)" 0 $rc
 diag "$(in_a tc -s qdisc show dev "$VETH_A" | head -n 3)"
 # shellcheck disable=SC2086
 check "disable the probes" magnetctl probe disable $EVENTS
@@ -53,9 +63,9 @@ out = []
 def ok(cond, what, why=""):
     out.append(("ok" if cond else "not ok") + " - " + what + ("" if cond else " # " + why))
 lost = sum(r["lost"]["count"] for r in recs if r["name"] == "LOST")
-# the sender's connection: local port = the SYN's source port towards PORT
+# the sender's (last) connection: local port of the last packet towards PORT
 tx = [r for r in recs if r["name"] == "tcp_state_tx" and r["tcp"]["dport"] == port]
-sport = tx[0]["tcp"]["sport"] if tx else -1
+sport = tx[-1]["tcp"]["sport"] if tx else -1
 snd = [r for r in recs if r["name"] in ("tcp_state", "tcp_state_tx")
        and r["tcp"]["sport"] == sport and r["tcp"]["dport"] == port]
 data = sum(r["tcp"]["len"] for r in snd if r["name"] == "tcp_state_tx")
