@@ -48,6 +48,8 @@ import sys
 
 import yaml
 
+from ynl_spec_check import Tap, cname, numbered
+
 # Attributes of nested sets the kernel refuses in requests on purpose.  A
 # genetlink-c operation lists only top-level attributes, so a nest's set
 # is both request and reply and the spec cannot say that an attribute of it
@@ -88,25 +90,12 @@ ap.add_argument("repo", nargs="?", default=".")
 args = ap.parse_args()
 root = args.root or args.repo
 
-n = 0
-failed = 0
-
-
-def check(ok, what):
-    global n, failed
-    n += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
-    if not ok:
-        failed += 1
-    return ok
+tap = Tap()
+check = tap.check
 
 
 def note(what):
     print("# " + what)
-
-
-def cname(s):
-    return s.upper().replace("-", "_")
 
 
 def rel(path):
@@ -297,16 +286,6 @@ for d in definitions.values():
     cv = global_scope.eval(c) if c else None
     check(c is None or cv == d["value"], "definition %s = %s: the uapi "
           "headers' %s = %s" % (d["name"], d["value"], c or "(none)", cv))
-
-
-def numbered(entries):
-    out, nxt = [], 1
-    for e in entries:
-        if "value" in e:
-            nxt = e["value"]
-        out.append((e, nxt))
-        nxt += 1
-    return out
 
 
 sets = {}       # name -> {"attrs": {name: attr}, "num": {num: attr}, ...}
@@ -523,7 +502,7 @@ for f in cfiles:
         family = {"file": f, "pos": m.start(), "name": m.group(1),
                   "f": fields(body)}
 if not check(family is not None, "kmod/ defines a struct genl_family"):
-    print("1..%d" % n)
+    print("1..%d" % tap.n)
     sys.exit(1)
 ff, fscope = family["file"], scopes[family["file"].name]
 kops = {}       # cmd number -> op
@@ -785,5 +764,5 @@ for f in cfiles:
               (w, m.group(1) or "", a[1], pol,
                ": " + "; ".join(bad) if bad else ""))
 
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+print("1..%d" % tap.n)
+sys.exit(1 if tap.failed else 0)

@@ -18,6 +18,8 @@ import sys
 
 import yaml
 
+from ynl_spec_check import Tap, cname, numbered
+
 repo = sys.argv[1] if len(sys.argv) > 1 else "."
 spec = yaml.safe_load(open(repo + "/docs/magnet.yaml"))
 hdr = open(repo + "/include/uapi/magnet.h").read() + \
@@ -40,31 +42,13 @@ for m in re.finditer(r"enum\s+(\w+)\s*\{(.*?)\};", hdr, re.S):
         nxt += 1
     enums[m.group(1)] = vals
 
-n = 0
-failed = 0
+tap = Tap()
+check = tap.check
 
 
-def check(ok, what):
-    global n, failed
-    n += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n, what))
-    if not ok:
-        failed += 1
-
-
-def cname(s):
-    return s.upper().replace("-", "_")
-
-
-def numbered(entries):
+def named(entries):
     """(name, value) in spec order, by the YAML numbering rule"""
-    out, nxt = [], 1
-    for e in entries:
-        if "value" in e:
-            nxt = e["value"]
-        out.append((e["name"], nxt))
-        nxt += 1
-    return out
+    return [(e["name"], v) for e, v in numbered(entries)]
 
 
 def compare(what, spec_vals, c_vals, prefix):
@@ -96,7 +80,7 @@ for name, s in sets.items():
     check(cenum in enums, "attribute set %s has a C enum %s" % (name, cenum))
     if cenum not in enums:
         continue
-    compare("attribute set " + name, numbered(s["attributes"]),
+    compare("attribute set " + name, named(s["attributes"]),
             enums[cenum], prefix)
     for a in s["attributes"]:
         if a.get("type") == "nest":
@@ -105,7 +89,7 @@ for name, s in sets.items():
                   (name, a["name"], ref))
 
 ops = spec["operations"]["list"]
-compare("operation", numbered(ops), enums["magnet_cmd"], "MAGNET_CMD_")
+compare("operation", named(ops), enums["magnet_cmd"], "MAGNET_CMD_")
 for op in ops:
     aset = sets.get(op.get("attribute-set", "magnet"))
     names = {a["name"] for a in aset["attributes"]}
@@ -119,5 +103,5 @@ for op in ops:
                        " (unknown: " + ", ".join(unknown) + ")"
                        if unknown else ""))
 
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+print("1..%d" % tap.n)
+sys.exit(1 if tap.failed else 0)
