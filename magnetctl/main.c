@@ -87,13 +87,16 @@ int mc_ctl_error(struct magnet_ctl *h, int err, const char *what)
 	return mc_errno_exit(err);
 }
 
+/* what every "not loaded" message says to do */
+#define MC_LOAD_HINT \
+	"load it with 'modprobe magnet_net' (the core, magnet, comes with it) as root"
+
 int mc_ctl_open(struct magnet_ctl **h)
 {
 	int err = magnet_ctl_open(h);
 
 	if (err == -ENOENT) {
-		mc_error("MAGNET is not loaded (no generic netlink family '%s'); "
-			 "load it with 'modprobe magnet_net' (the core, magnet, comes with it) as root",
+		mc_error("MAGNET is not loaded (no generic netlink family '%s'); " MC_LOAD_HINT,
 			 MAGNET_GENL_NAME);
 		return MC_EXIT_NOTLOADED;
 	}
@@ -121,7 +124,7 @@ int mc_not_loaded(int err)
 {
 	if (err != -ENOENT || !access("/sys/module/magnet", F_OK))
 		return -1;
-	mc_error("MAGNET is not loaded; load it with 'modprobe magnet_net' (the core, magnet, comes with it) as root");
+	mc_error("MAGNET is not loaded; " MC_LOAD_HINT);
 	return MC_EXIT_NOTLOADED;
 }
 
