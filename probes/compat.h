@@ -37,12 +37,17 @@
 #define MNET_SOCK_RECV_HOOK						\
 	MNET_TRACEPOINT("sock_recv", SOCKET, "sock", "sock_recv_length",	\
 			mnet_sock_recv_tp)
+/* the same tracepoint, its failures only */
+#define MNET_SOCK_SEND_FAIL_HOOK					\
+	MNET_TRACEPOINT("sock_send_fail", SOCKET, "sock",		\
+			"sock_send_length", mnet_sock_send_fail_tp)
 
 /* Probe prototypes must match TP_PROTO: checked at compile time. */
 #define mnet_check_sock_tp_types()					\
 	do {								\
 		check_trace_callback_type_sock_send_length(mnet_sock_send_tp); \
 		check_trace_callback_type_sock_recv_length(mnet_sock_recv_tp); \
+		check_trace_callback_type_sock_send_length(mnet_sock_send_fail_tp); \
 	} while (0)
 
 #else /* !MAGNET_HAVE_SOCK_LENGTH_TP */
@@ -79,6 +84,11 @@
 #define MNET_SOCK_RECV_HOOK						\
 	MNET_KRETPROBE("sock_recv", SOCKET, "sock_recvmsg",		\
 		       mnet_sock_entry, mnet_sock_recv_ret,		\
+		       sizeof(struct sock *))
+/* failed sends: the return of the function sock_send hooks at entry */
+#define MNET_SOCK_SEND_FAIL_HOOK					\
+	MNET_KRETPROBE("sock_send_fail", SOCKET, MNET_SOCK_SENDMSG_SYM,	\
+		       mnet_sock_entry, mnet_send_fail_ret,		\
 		       sizeof(struct sock *))
 
 #define mnet_check_sock_tp_types()	do { } while (0)

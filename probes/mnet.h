@@ -133,6 +133,30 @@ extern const struct magnet_point_ops mnet_ops;
 		.krp_data_size = _size,					\
 	}
 
+/* A kretprobe at an IPv4 function and at its IPv6 twin @_v6. */
+#define MNET_KRETPROBE46(_name, _layer, _sym, _entry, _ret, _size,	\
+			 _sym6, _v6)					\
+	{								\
+		MNET_DESC(_name, _layer, "kretprobe:" _sym "+" _sym6),	\
+		.kind = MNET_KIND_KRETPROBE,				\
+		.target = _sym,						\
+		.krp_entry = _entry,					\
+		.krp_handler = _ret,					\
+		.krp_data_size = _size,					\
+		.v6 = _v6,						\
+	}
+
+/* The IPv6 half of an MNET_KRETPROBE46. */
+#define MNET_KRETPROBE6(_name, _sym, _entry, _ret, _size)		\
+	{								\
+		.desc = { .name = _name },				\
+		.kind = MNET_KIND_KRETPROBE,				\
+		.target = _sym,						\
+		.krp_entry = _entry,					\
+		.krp_handler = _ret,					\
+		.krp_data_size = _size,					\
+	}
+
 #define MNET_TRACEPOINT(_name, _layer, _sys, _tp, _fn)			\
 	{								\
 		MNET_DESC(_name, _layer, "tracepoint:" _sys ":" _tp),	\
@@ -156,6 +180,9 @@ void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags);
 int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
 MNET_DECLARE_ENTRY(mnet_sock_send_entry);
 int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
+void mnet_sock_send_fail_tp(void *data, struct sock *sk, int ret, int flags);
+int mnet_l4_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
+int mnet_send_fail_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
 MNET_DECLARE_ENTRY(mnet_tcp_send_entry);
 MNET_DECLARE_ENTRY(mnet_udp_send_entry);
 MNET_DECLARE_ENTRY(mnet_tcp_recv_entry);

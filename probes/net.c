@@ -242,7 +242,10 @@ const struct magnet_point_ops mnet_ops = {
  * with the same arguments.  tcp_sendmsg, __udp_enqueue_schedule_skb,
  * the socket layer and the device layer serve both families already.
  */
-enum { MNET6_UDP_SEND, MNET6_TCP_RECV, MNET6_IP_SEND, MNET6_IP_RECV };
+enum {
+	MNET6_UDP_SEND, MNET6_TCP_RECV, MNET6_IP_SEND, MNET6_IP_RECV,
+	MNET6_UDP_SEND_FAIL,
+};
 static struct mnet_hook mnet_hooks6[] = {
 	[MNET6_UDP_SEND] = MNET_ENTRY6("udp_send", "udpv6_sendmsg",
 				       mnet_udp_send_entry),
@@ -252,6 +255,10 @@ static struct mnet_hook mnet_hooks6[] = {
 				      mnet_ip6_send_entry),
 	[MNET6_IP_RECV] = MNET_ENTRY6("ip_recv", "ipv6_rcv",
 				      mnet_ip6_recv_entry),
+	[MNET6_UDP_SEND_FAIL] = MNET_KRETPROBE6("udp_send_fail",
+						"udpv6_sendmsg", mnet_l4_entry,
+						mnet_send_fail_ret,
+						sizeof(struct sock *)),
 };
 
 static struct mnet_hook mnet_hooks[] = {
@@ -273,6 +280,18 @@ static struct mnet_hook mnet_hooks[] = {
 			mnet_dev_send_tp),
 	MNET_TRACEPOINT("dev_recv", DEVICE, "net", "netif_receive_skb",
 			mnet_dev_recv_tp),
+	/*
+	 * Failed sends (opt-in: a return hook where the events above have
+	 * an entry hook, which cannot see the result)
+	 */
+	MNET_SOCK_SEND_FAIL_HOOK,
+	MNET_KRETPROBE("tcp_send_fail", TRANSPORT, "tcp_sendmsg",
+		       mnet_l4_entry, mnet_send_fail_ret,
+		       sizeof(struct sock *)),
+	MNET_KRETPROBE46("udp_send_fail", TRANSPORT, "udp_sendmsg",
+			 mnet_l4_entry, mnet_send_fail_ret,
+			 sizeof(struct sock *), "udpv6_sendmsg",
+			 &mnet_hooks6[MNET6_UDP_SEND_FAIL]),
 };
 
 static int __init mnet_init(void)

@@ -173,6 +173,45 @@ int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* --- failed sends (the *_send_fail events) ------------------------- */
+
+/*
+ * A send's failure, where the entry hook of the event without _fail
+ * cannot see it: the return of the same function, recorded only when it
+ * returns -errno.  Opt-in events, so that the send path pays for a return
+ * hook only when failures are asked for.
+ */
+
+/* sock:sock_send_length: the failed sends only */
+void mnet_sock_send_fail_tp(void *data, struct sock *sk, int ret, int flags)
+{
+	if (ret >= 0 || !sk)
+		return;
+	mnet_emit_ret(data, sk, ret, MAGNET_NET_F_TX);
+}
+
+/*
+ * Entry of tcp_sendmsg / udp_sendmsg / udpv6_sendmsg (struct sock *sk,
+ * ...): remember the sock for the return handler.
+ */
+int mnet_l4_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct sock *sk = (struct sock *)mnet_arg(regs, 0);
+
+	if (!sk)
+		return 1;	/* no return hook for this call */
+	*(struct sock **)ri->data = sk;
+	return 0;
+}
+
+/* Return of a send: recorded only if it failed (-errno). */
+int mnet_send_fail_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if ((int)mnet_retval(regs) < 0)
+		mnet_sock_ret(ri, regs, MAGNET_NET_F_TX);
+	return 0;
+}
+
 /* --- transport layer ---------------------------------------------- */
 
 /*

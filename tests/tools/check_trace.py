@@ -58,6 +58,7 @@ CLOCK_MONOTONIC = 1
 CLOCK_LOCAL = 2
 
 LAYER_SOCKET = 1
+LAYER_TRANSPORT = 2
 LAYERS = ["other", "socket", "transport", "network", "device", "sched",
           "memory", "core"]
 PAYLOAD_NONE, PAYLOAD_NET, PAYLOAD_RAW = 0, 1, 2
@@ -477,7 +478,8 @@ class Trace:
                                (rec.where(), net.flags))
                 if net.flags & NET_F_ERROR:
                     err = net.gso_size - 65536 if net.gso_size >= 32768 else net.gso_size
-                    if net.len or net.gso_segs or not -4095 <= err <= -1 or rec.layer != LAYER_SOCKET:
+                    if net.len or net.gso_segs or not -4095 <= err <= -1 \
+                            or rec.layer not in (LAYER_SOCKET, LAYER_TRANSPORT):
                         self.error("malformed", "%s: failed call with len %d, err %d, "
                                    "gso_segs %d at layer %s" % (rec.where(), net.len, err,
                                                                 net.gso_segs, rec.layer))

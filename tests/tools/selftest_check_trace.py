@@ -223,6 +223,20 @@ def main():
     b.net(16, 0, 10, 10240)
     case("--mtu with no ip/dev events", b.out, ["--mtu", "1500"], 1, "MTU")
 
+    # failed calls (len 0, err in gso_size): socket and transport layers only
+    b = Writer().sysinfo().defs().flow()
+    b.net(16, 1, 10 ** 9, 0, flags=TX | 4, gso=(65536 - 90, 0))
+    b.net(17, 1, 10 ** 9 + 1, 0, flags=TX | 4, gso=(65536 - 32, 0))
+    case("failed calls at the socket and transport layers pass", b.out, [], 0)
+
+    b = Writer().sysinfo().defs().flow()
+    b.net(18, 1, 10 ** 9, 0, flags=TX | 4, gso=(65536 - 90, 0))
+    case("a failed call at the network layer", b.out, [], 1, "malformed")
+
+    b = Writer().sysinfo().defs().flow()
+    b.net(17, 1, 10 ** 9, 5, flags=TX | 4, gso=(65536 - 90, 0))
+    case("a failed call with a length", b.out, [], 1, "malformed")
+
     b = Writer().sysinfo().defs().flow()
     b.net(17, 1, 10 ** 9, 10240, pid=PID + 1, tgid=PID + 1)
     case("send event of the socket with a wrong pid", b.out,

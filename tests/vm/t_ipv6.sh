@@ -43,6 +43,7 @@ magnet_load || bail_out "cannot load the modules"
 R=$MAGNET_RESULTS
 NET_EVENTS="sock_send sock_recv tcp_send udp_send tcp_recv udp_recv ip_send ip_recv dev_send dev_recv"
 TCPIP_EVENTS="tcp_state tcp_state_tx ip_hdr_send ip_hdr_recv"
+FAIL_EVENTS="sock_send_fail udp_send_fail"
 check "insmod magnet_tcpip hdr_bytes=40" insmod "$MAGNET_MODDIR/magnet_tcpip.ko" hdr_bytes=40
 on_exit "rmmod magnet_tcpip 2>/dev/null"
 
@@ -51,15 +52,15 @@ import json, sys
 ps = json.load(sys.stdin)
 ps = ps["probes"] if isinstance(ps, dict) else ps
 h = {p["name"]: p["hook"] for p in ps if p.get("module") == "magnet_net"}
-print(" ".join(h[e] for e in ("udp_send", "tcp_recv", "ip_send", "ip_recv")))')
+print(" ".join(h[e] for e in ("udp_send", "tcp_recv", "ip_send", "ip_recv", "udp_send_fail")))')
 check_eq "hooks with an IPv6 twin name both functions" \
-	"ftrace:udp_sendmsg+udpv6_sendmsg ftrace:tcp_v4_do_rcv+tcp_v6_do_rcv ftrace:ip_output+ip6_output ftrace:ip_rcv+ipv6_rcv" \
+	"ftrace:udp_sendmsg+udpv6_sendmsg ftrace:tcp_v4_do_rcv+tcp_v6_do_rcv ftrace:ip_output+ip6_output ftrace:ip_rcv+ipv6_rcv kretprobe:udp_sendmsg+udpv6_sendmsg" \
 	"$hooks"
 
 check "stream create net (1 MiB x 4)" magnetctl stream create net subbuf-size 1M subbuf-count 4
 check "stream create tcpip (1 MiB x 4)" magnetctl stream create tcpip subbuf-size 1M subbuf-count 4
 # shellcheck disable=SC2086
-check "enable the network probes into net" magnetctl probe enable $NET_EVENTS stream net
+check "enable the network probes into net" magnetctl probe enable $NET_EVENTS $FAIL_EVENTS stream net
 # shellcheck disable=SC2086
 check "enable the TCP/IP probes into tcpip" magnetctl probe enable $TCPIP_EVENTS stream tcpip
 bg rec "$MAGNETCTL" record net -o "$R/net.trace"
@@ -98,13 +99,21 @@ print("bytes=%d" % b, flush=True)'
 wait_line "$(out usink)" '^ino=' 10 || bail_out "UDP receiver"
 wait_line "$(out tsink)" '^listening' 10 || bail_out "TCP receiver"
 in_a python3 - "$IP6_B" >"$(out send)" 2>&1 <<'PY'
-import os, socket, sys, time
+import errno, os, socket, sys, time
 u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 u.connect((sys.argv[1], 5102))
 print("uino=%d" % os.fstat(u.fileno()).st_ino)
 for _ in range(200):
     u.send(b"u" * 500)
     time.sleep(0.001)
+f = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+f.connect((sys.argv[1], 5102))
+print("fino=%d" % os.fstat(f.fileno()).st_ino)
+try:
+    f.send(b"f" * 70000)
+    print("ferr=none")
+except OSError as e:
+    print("ferr=%s" % errno.errorcode[e.errno])
 t = socket.create_connection((sys.argv[1], 5101))
 print("tino=%d" % os.fstat(t.fileno()).st_ino)
 for _ in range(20):
@@ -114,6 +123,7 @@ t.close()
 print("done")
 PY
 check_eq "the IPv6 sender finished" done "$(tail -n 1 "$(out send)")"
+check_eq "an oversized IPv6 datagram fails" EMSGSIZE "$(kv "$(out send)" ferr)"
 bg_wait usink 30
 check_eq "the UDP receiver read 200 datagrams of 500 bytes" "200 100000" \
 	"$(kv "$(out usink)" datagrams) $(kv "$(out usink)" bytes)"
@@ -121,7 +131,7 @@ bg_wait tsink 30
 check_eq "the TCP receiver read 204800 bytes" 204800 "$(kv "$(out tsink)" bytes)"
 sleep 0.3
 # shellcheck disable=SC2086
-check "disable the probes" magnetctl probe disable $NET_EVENTS $TCPIP_EVENTS
+check "disable the probes" magnetctl probe disable $NET_EVENTS $TCPIP_EVENTS $FAIL_EVENTS
 kill -INT "${BG_PID[rec]}" "${BG_PID[rectcpip]}"
 bg_wait rec 30
 check_eq "record stops cleanly" 0 $?
@@ -131,10 +141,11 @@ check "trace: format, order, accounting" check_trace "$R/net.trace" --stream net
 
 magnetctl -j dump "$R/net.trace" "$R/tcpip.trace" >"$R/net.jsonl"
 python3 - "$R/net.jsonl" "$(kv "$(out send)" uino)" "$(kv "$(out usink)" ino)" \
-	"$(kv "$(out send)" tino)" "$(kv "$(out tsink)" ino)" >"$R/v6.tap" <<'PY'
+	"$(kv "$(out send)" tino)" "$(kv "$(out tsink)" ino)" "$(kv "$(out send)" fino)" \
+	>"$R/v6.tap" <<'PY'
 import json, sys
 from collections import defaultdict
-path, us, ur, ts, tr = sys.argv[1], *map(int, sys.argv[2:])
+path, us, ur, ts, tr, fs = sys.argv[1], *map(int, sys.argv[2:])
 ev = defaultdict(list)          # (name, id) -> [net payload]
 tcpip = defaultdict(list)       # name -> [records]
 for line in open(path):
@@ -178,6 +189,12 @@ ok(d == i and abs(d - t) <= 2,
    "dev_recv %d ip_recv %d tcp_recv %d" % (d, i, t))
 ok(all(n["len"] <= 1514 for n in ev[("dev_send", ts)]), "TCP over IPv6: dev_send packets wire sized",
    max([n["len"] for n in ev[("dev_send", ts)]] or [0]))
+# the oversized datagram's failure at the socket and transport layers
+for name in ("sock_send_fail", "udp_send_fail"):
+    e = ev[(name, fs)]
+    ok([(n["flags"], n["err"], n["len"]) for n in e] == [(1 | 4, -90, 0)],
+       "UDP over IPv6: %s records the oversized datagram's -EMSGSIZE on socket %d" % (name, fs),
+       e)
 # magnet_tcpip.ko: the IPv6 header in the ip payload, both families in tcp
 A = bytes.fromhex("fd000077000000000000000000000001")
 B = bytes.fromhex("fd000077000000000000000000000002")

@@ -8,7 +8,7 @@
 # SYSINFO first, 10240-byte writes at the socket layer, wire-sized packets
 # at IP and device, the sender's pid, per-CPU time order, no kernel
 # addresses, and produced = read + lost exactly; the receive path's events
-# carry the receiving socket's ID at every layer; failed socket calls are
+# carry the receiving socket's ID at every layer; failed socket and transport calls are
 # recorded with their negated errnos; every send-side event of 200 timed
 # sendto() calls is stamped between the call's two CLOCK_MONOTONIC
 # readings (docs/FORMAT.md "Clocks").  A second, tiny stream
@@ -25,8 +25,10 @@ magnet_load || bail_out "cannot load the modules"
 
 R=$MAGNET_RESULTS
 NET_EVENTS="sock_send sock_recv tcp_send udp_send tcp_recv udp_recv ip_send ip_recv dev_send dev_recv"
+# opt-in: failed sends at the socket and transport layers (return hooks)
+FAIL_EVENTS="sock_send_fail tcp_send_fail udp_send_fail"
 
-# probe list: the ten events, IDs in the probe range, all unique
+# probe list: the thirteen events, IDs in the probe range, all unique
 n=$(magnetctl -j probe list | python3 -c '
 import json, sys
 ps = json.load(sys.stdin)
@@ -34,11 +36,13 @@ ps = ps["probes"] if isinstance(ps, dict) else ps
 ids = [p["id"] for p in ps]
 assert len(ids) == len(set(ids)) and all(16 <= i <= 1023 for i in ids), ids
 print(len([p for p in ps if p.get("module") == "magnet_net"]))')
-check_eq "magnet_net registers 10 probes with unique event IDs" 10 "$n"
+check_eq "magnet_net registers 13 probes with unique event IDs" 13 "$n"
 
 check "stream create net (1 MiB x 4)" magnetctl stream create net subbuf-size 1M subbuf-count 4
 # shellcheck disable=SC2086
 check "enable the network probes into net" magnetctl probe enable $NET_EVENTS stream net
+# shellcheck disable=SC2086
+check "enable the failed-send probes into net" magnetctl probe enable $FAIL_EVENTS stream net
 
 bg rec "$MAGNETCTL" record net -o "$R/net.trace"
 sleep 1
@@ -53,13 +57,26 @@ check "UDP flood: 2000 datagrams of 1000 bytes" udp_send udp 2000 1000
 bg_wait usink 10
 # failed calls: an oversized datagram (EMSGSIZE), a send after the peer's
 # port said unreachable (ECONNREFUSED), a non-blocking read of nothing
-# (EAGAIN); the errnos as the application saw them
+# (EAGAIN), a TCP send after shutdown(SHUT_WR) (EPIPE); the errnos as the
+# application saw them
 in_a python3 - "$IP_B" >"$(out fail)" 2>&1 <<'PY'
 import errno, os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.connect((sys.argv[1], 5999))
 print("ino=%d" % os.fstat(s.fileno()).st_ino)
 errs = []
+l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+l.bind(("127.0.0.1", 0))
+l.listen(1)
+print("lino=%d" % os.fstat(l.fileno()).st_ino)
+t = socket.create_connection(l.getsockname())
+print("tino=%d" % os.fstat(t.fileno()).st_ino)
+t.send(b"y")
+t.shutdown(socket.SHUT_WR)
+try:
+    t.send(b"y", socket.MSG_NOSIGNAL)
+except OSError as e:
+    errs.append(errno.errorcode[e.errno])
 for data in (b"x" * 70000, b"x", None, b"x"):
     try:
         if data is None:
@@ -75,7 +92,7 @@ except OSError as e:
     errs.append(errno.errorcode[e.errno])
 print("errs=" + ",".join(errs))
 PY
-check_eq "failing calls fail as expected" "EMSGSIZE,ECONNREFUSED,EAGAIN" "$(kv "$(out fail)" errs)"
+check_eq "failing calls fail as expected" "EPIPE,EMSGSIZE,ECONNREFUSED,EAGAIN" "$(kv "$(out fail)" errs)"
 # the clock: 200 datagrams, each sendto() between two clock_gettime
 # (CLOCK_MONOTONIC) readings; every event of the call is stamped between
 # them (docs/FORMAT.md "Clocks": on a trusted TSC, the kernel's clock
@@ -93,7 +110,7 @@ PY
 
 # stop the producers before taking the final counts
 # shellcheck disable=SC2086
-check "disable the probes" magnetctl probe disable $NET_EVENTS
+check "disable the probes" magnetctl probe disable $NET_EVENTS $FAIL_EVENTS
 kill -INT "${BG_PID[rec]}"
 bg_wait rec 20
 check_eq "record stops cleanly on SIGINT" 0 $?
@@ -123,10 +140,13 @@ uino=$(kv "$(out usink)" ino)
 urcv=$(kv "$(out usink)" datagrams)
 tino=$(kv "$(out sink)" ino)
 magnetctl -j dump "$R/net.trace" >"$R/net.jsonl"
-python3 - "$R/net.jsonl" "$uino" "$urcv" "$tino" "$ino" >"$R/rx.tap" <<'PY'
+python3 - "$R/net.jsonl" "$uino" "$urcv" "$tino" "$ino" "$(kv "$(out fail)" tino)" \
+	"$(kv "$(out fail)" lino)" >"$R/rx.tap" <<'PY'
 import json, sys
 from collections import Counter
 path, uino, urcv, tino, sino = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+# the failed-call test's TCP connection over lo: its socket and listener
+lo_ids = {int(sys.argv[6]), int(sys.argv[7])}
 n = Counter()
 ids = set()
 for line in open(path):
@@ -153,7 +173,7 @@ ok(n[("dev_recv", sino)] > 0 and n[("dev_recv", sino)] == n[("ip_recv", sino)],
    "TCP: the sender's socket %d receives its ACKs at dev_recv and ip_recv (%d)" % (sino, n[("dev_recv", sino)]),
    "dev_recv %d ip_recv %d" % (n[("dev_recv", sino)], n[("ip_recv", sino)]))
 # the listener gets the SYN; anything else must be one of ours
-ok(len(ids - {uino, tino, sino}) <= 1, "no other receive-side socket IDs than the test's (and the listener's)", str(ids))
+ok(len(ids - {uino, tino, sino} - lo_ids) <= 1, "no other receive-side socket IDs than the test's (and the listener's)", str(ids))
 print("\n".join(out))
 PY
 tap_import "$R/rx.tap" $?
@@ -184,27 +204,39 @@ print("\n".join(out))
 PY
 tap_import "$R/clock.tap" $?
 
-# the failed calls are in the trace with their errnos (6.12: send and
-# receive; 6.1: receive, its send hook sees a call's entry only)
+# the failed calls are in the trace with their errnos, per event: the
+# *_send_fail events (return hooks) on both kernels; sock_send itself on
+# 6.12 (its tracepoint has the result; 6.1's entry hook records the bytes
+# asked, as udp_send and tcp_send do on both); sock_recv on both
 fino=$(kv "$(out fail)" ino)
-got=$(python3 - "$R/net.jsonl" "$fino" <<'PY'
+tfino=$(kv "$(out fail)" tino)
+got=$(python3 - "$R/net.jsonl" "$fino" "$tfino" <<'PY'
 import json, sys
-ino = int(sys.argv[2])
-out = []
+ino, tino = int(sys.argv[2]), int(sys.argv[3])
+names = ("sock_send", "udp_send", "tcp_send", "sock_send_fail", "udp_send_fail",
+         "tcp_send_fail", "sock_recv")
+seen = {}
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    if r.get("name") in ("sock_send", "sock_recv") and r["abstract_id"] == ino:
+    if r.get("name") in names and r["abstract_id"] in (ino, tino):
         n = r["net"]
-        out.append("%s:%s" % (r["name"], n["error"] + str(n["err"]) if n["flags"] & 4 else n["len"]))
-print(" ".join(out))
+        v = n["error"] + str(n["err"]) if n["flags"] & 4 else str(n["len"])
+        seen.setdefault((r["abstract_id"] == tino, r["name"]), []).append(v)
+print(" ".join("%s%s=%s" % ("tcp:" if t else "udp:", name, ",".join(seen[(t, name)]))
+               for t in (False, True) for name in names if (t, name) in seen))
 PY
 )
 if grep -q "^6\.1\." <<<"$(uname -r)"; then
-	want="sock_send:70000 sock_send:1 sock_send:1 sock_recv:EAGAIN-11"
+	want_sock="udp:sock_send=70000,1,1"
+	want_tsock="tcp:sock_send=1,1"
 else
-	want="sock_send:EMSGSIZE-90 sock_send:1 sock_send:ECONNREFUSED-111 sock_recv:EAGAIN-11"
+	want_sock="udp:sock_send=EMSGSIZE-90,1,ECONNREFUSED-111"
+	want_tsock="tcp:sock_send=1,EPIPE-32"
 fi
-check_eq "failed calls recorded with their negated errnos" "$want" "$got"
+want="$want_sock udp:udp_send=70000,1,1 udp:sock_send_fail=EMSGSIZE-90,ECONNREFUSED-111"
+want+=" udp:udp_send_fail=EMSGSIZE-90,ECONNREFUSED-111 udp:sock_recv=EAGAIN-11"
+want+=" $want_tsock tcp:tcp_send=1,1 tcp:sock_send_fail=EPIPE-32 tcp:tcp_send_fail=EPIPE-32"
+check_eq "failed calls recorded with their negated errnos at the socket and transport layers" "$want" "$got"
 check "magnetctl dump names the error" \
 	bash -c "'$MAGNETCTL' dump '$R/net.trace' | grep -q 'err=EAGAIN(-11)'"
 
