@@ -11,8 +11,9 @@
 #     (all complete), and in a process killed with them in flight (it
 #     dies, its file closes);
 #  4. load/unload cycles of magnet.ko and magnet_net.ko under traffic with
-#     readers blocked (magnetctl record, libaio, io_uring): each cycle
-#     deletes the stream, which must release every reader, and unloads.
+#     readers blocked (magnetctl record, libaio, io_uring) and a kretprobe
+#     (udp_send_fail) on the flood's send path: each cycle deletes the
+#     stream, which must release every reader, and unloads.
 # Every control operation gets 30 s: a deadlock fails it instead of
 # hanging the test.  (Open vs delete is t_magnetfs.sh's.)  By hand, not
 # in scripts/test.sh (too long for CI; tests/vm/README.md, "Fuzzing and races"):
@@ -179,7 +180,7 @@ for c in $(seq 1 "$CYCLES"); do
 	insmod "$MAGNET_MODDIR/magnet_net.ko" || { diag "cycle $c: insmod magnet_net"; break; }
 	_magnet_loaded=(magnet magnet_net)
 	magnetctl stream create cy subbuf-size 16K subbuf-count 4 >/dev/null || { diag "cycle $c: create"; break; }
-	magnetctl probe enable udp_send ip_send dev_send stream cy >/dev/null ||
+	magnetctl probe enable udp_send ip_send dev_send udp_send_fail stream cy >/dev/null ||
 		{ diag "cycle $c: enable"; break; }
 	bg crec "$MAGNETCTL" record cy -o "$R/cy.trace" --watermark 60000
 	bg caio "$RP" aio-eof /sys/kernel/magnet/cy
