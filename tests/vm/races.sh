@@ -17,7 +17,10 @@
 # Every control operation gets 30 s: a deadlock fails it instead of
 # hanging the test.  (Open vs delete is t_magnetfs.sh's.)  By hand, not
 # in scripts/test.sh (too long for CI; tests/vm/README.md, "Fuzzing and races"):
-#	scripts/vm-run.sh -t 1500 KVER tests/vm/races.sh
+#	MAGNET_VM_QEMU_OPTS="-accel tcg,thread=single" \
+#		scripts/vm-run.sh -t 1500 KVER tests/vm/races.sh
+# (single-threaded TCG: the cycles patch udp_sendmsg while the other vCPU
+# runs it; tests/vm/README.md, "Text patching under TCG")
 #
 #	MAGNET_RACE_ROUNDS  rounds of parts 1 and 2 (default 5)
 #	MAGNET_RACE_HOTPLUG_S  seconds CPU 1 stays online, then offline (default 3)
