@@ -81,15 +81,11 @@ for t in "${tests[@]}"; do
 		done
 	else
 		opts=${MAGNET_VM_QEMU_OPTS:-}
-		# tests that switch hooks on and off in code the other vCPU runs
-		# all the time: every vCPU in one host thread, as scripts/test.sh
-		# runs them (tcg_single_tests; tests/vm/README.md, "Text patching
-		# under TCG").  races.sh too: its load/unload cycles attach and
-		# detach hooks on udp_sendmsg under a flood (a stale int3 there
-		# killed a multi-threaded run at its ~60th cycle, 2026-11-28)
-		case " t_hotplug t_sched t_kprobe races " in
-		*" $t "*) opts=${opts:-"-accel tcg,thread=single"} ;;
-		esac
+		# every vCPU in one host thread for the tests that patch code the
+		# other vCPU runs all the time (tests/vm/tcg-single.txt), as
+		# scripts/test.sh runs them
+		grep -v '^#' tests/vm/tcg-single.txt | grep -qw -- "$t" &&
+			opts=${opts:-"-accel tcg,thread=single"}
 		MAGNET_VM_QEMU_OPTS=$opts ./scripts/vm-run.sh "$rel" "tests/vm/$t.sh"
 		res "$rel $t" $?
 	fi

@@ -42,13 +42,9 @@ result "check_trace.py self-test" $?
 # the VM tests CI runs in the newest PREEMPT_RT kernel (MAGNET_RT_TESTS)
 rt_tests="t_stress t_readpath t_magnetfs t_synth t_corr t_sockstat t_hotplug t_bufmode"
 
-# Tests that switch hooks on and off in code both vCPUs run all the time
-# (the scheduler's, vfs_write()): under multi-threaded TCG a vCPU can run a
-# stale translation of the patched instruction and hang the guest (CI, 6.1
-# t_hotplug, 2026-11-27; 6.1 t_kprobe, 2026-11-28; tests/vm/README.md, "Text
-# patching under TCG").  They run with every vCPU in one host thread, which
-# cannot.
-tcg_single_tests="t_hotplug t_sched t_kprobe"
+# Tests that switch hooks on and off in code both vCPUs run all the time run
+# with every vCPU in one host thread (the list and why: tests/vm/tcg-single.txt)
+tcg_single_tests=$(grep -v '^#' tests/vm/tcg-single.txt)
 vm_test() {	# KVER TEST-SCRIPT
 	local opts=${MAGNET_VM_QEMU_OPTS:-}
 
