@@ -123,14 +123,18 @@ extern const struct magnet_point_ops mnet_ops;
 		.ftrace_entry = MNET_FTRACE_FN(_fn),			\
 	}
 
-#define MNET_KRETPROBE(_name, _layer, _sym, _entry, _ret, _size)	\
-	{								\
-		MNET_DESC(_name, _layer, "kretprobe:" _sym),		\
+/* The hook fields of a kretprobe at @_sym (the three forms below). */
+#define MNET_KRETPROBE_HOOK(_sym, _entry, _ret, _size)			\
 		.kind = MNET_KIND_KRETPROBE,				\
 		.target = _sym,						\
 		.krp_entry = _entry,					\
 		.krp_handler = _ret,					\
-		.krp_data_size = _size,					\
+		.krp_data_size = _size
+
+#define MNET_KRETPROBE(_name, _layer, _sym, _entry, _ret, _size)	\
+	{								\
+		MNET_DESC(_name, _layer, "kretprobe:" _sym),		\
+		MNET_KRETPROBE_HOOK(_sym, _entry, _ret, _size),		\
 	}
 
 /* A kretprobe at an IPv4 function and at its IPv6 twin @_v6. */
@@ -138,11 +142,7 @@ extern const struct magnet_point_ops mnet_ops;
 			 _sym6, _v6)					\
 	{								\
 		MNET_DESC(_name, _layer, "kretprobe:" _sym "+" _sym6),	\
-		.kind = MNET_KIND_KRETPROBE,				\
-		.target = _sym,						\
-		.krp_entry = _entry,					\
-		.krp_handler = _ret,					\
-		.krp_data_size = _size,					\
+		MNET_KRETPROBE_HOOK(_sym, _entry, _ret, _size),		\
 		.v6 = _v6,						\
 	}
 
@@ -150,11 +150,7 @@ extern const struct magnet_point_ops mnet_ops;
 #define MNET_KRETPROBE6(_name, _sym, _entry, _ret, _size)		\
 	{								\
 		.desc = { .name = _name },				\
-		.kind = MNET_KIND_KRETPROBE,				\
-		.target = _sym,						\
-		.krp_entry = _entry,					\
-		.krp_handler = _ret,					\
-		.krp_data_size = _size,					\
+		MNET_KRETPROBE_HOOK(_sym, _entry, _ret, _size),		\
 	}
 
 #define MNET_TRACEPOINT(_name, _layer, _sys, _tp, _fn)			\
