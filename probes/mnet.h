@@ -87,15 +87,19 @@ extern const struct magnet_point_ops mnet_ops;
  * A function's entry: an ftrace callback (the cheapest hook there is, no
  * trap, no kprobe bookkeeping, only the argument registers saved) where
  * ftrace passes the arguments (x86-64 since 5.11, both supported kernels),
- * else a kprobe (compat.h, MNET_ENTRY_KIND).
+ * else a kprobe (compat.h, MNET_ENTRY_KIND): the hook fields of the three
+ * forms below.
  */
-#define MNET_ENTRY(_name, _layer, _sym, _fn)				\
-	{								\
-		MNET_DESC(_name, _layer, MNET_ENTRY_PREFIX _sym),	\
+#define MNET_ENTRY_HOOK(_sym, _fn)					\
 		.kind = MNET_ENTRY_KIND,				\
 		.target = _sym,						\
 		.entry = _fn,						\
-		.ftrace_entry = MNET_FTRACE_FN(_fn),			\
+		.ftrace_entry = MNET_FTRACE_FN(_fn)
+
+#define MNET_ENTRY(_name, _layer, _sym, _fn)				\
+	{								\
+		MNET_DESC(_name, _layer, MNET_ENTRY_PREFIX _sym),	\
+		MNET_ENTRY_HOOK(_sym, _fn),				\
 	}
 
 /*
@@ -106,10 +110,7 @@ extern const struct magnet_point_ops mnet_ops;
 	{								\
 		MNET_DESC(_name, _layer,				\
 			  MNET_ENTRY_PREFIX _sym "+" _sym6),		\
-		.kind = MNET_ENTRY_KIND,				\
-		.target = _sym,						\
-		.entry = _fn,						\
-		.ftrace_entry = MNET_FTRACE_FN(_fn),			\
+		MNET_ENTRY_HOOK(_sym, _fn),				\
 		.v6 = _v6,						\
 	}
 
@@ -117,10 +118,7 @@ extern const struct magnet_point_ops mnet_ops;
 #define MNET_ENTRY6(_name, _sym, _fn)					\
 	{								\
 		.desc = { .name = _name },				\
-		.kind = MNET_ENTRY_KIND,				\
-		.target = _sym,						\
-		.entry = _fn,						\
-		.ftrace_entry = MNET_FTRACE_FN(_fn),			\
+		MNET_ENTRY_HOOK(_sym, _fn),				\
 	}
 
 /* The hook fields of a kretprobe at @_sym (the three forms below). */
