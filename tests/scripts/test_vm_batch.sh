@@ -11,14 +11,7 @@
 #   test_vm_batch.sh REPO
 set -u
 repo=${1:?usage: $0 REPO}
-kver=$(ls /boot/vmlinuz-* 2>/dev/null | head -1)
-kver=${kver#/boot/vmlinuz-}
-[ -n "$kver" ] || { echo "SKIP: no /boot/vmlinuz-* (vm-run needs a kernel file)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1${2:+: $2}"; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # The stand-in: FAKE_PLAN="t_a=pass t_b=crash ..." says what each test
 # does (pass, fail, skip, dirty: passes with a BUG line in its slice,

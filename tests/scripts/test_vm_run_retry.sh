@@ -9,14 +9,7 @@
 #   test_vm_run_retry.sh REPO
 set -u
 repo=${1:?usage: $0 REPO}
-kver=$(ls /boot/vmlinuz-* 2>/dev/null | head -1)
-kver=${kver#/boot/vmlinuz-}
-[ -n "$kver" ] || { echo "SKIP: no /boot/vmlinuz-* (vm-run needs a kernel file)"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1${2:+: $2}"; fails=$((fails + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # The stand-in: $FAKE_PLAN lists what each boot does (boot-crash,
 # script-crash, pass), one word per boot; it counts boots in $tmp/boots.
