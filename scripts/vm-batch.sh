@@ -29,7 +29,6 @@
 # exit status 0 if no test failed, else 1 (2: usage).
 set -u
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-patterns=$repo/tests/vm/dmesg-patterns.txt
 
 usage() {
 	echo "usage: $0 [-o DIR] KVER TEST..." >&2
@@ -66,15 +65,10 @@ result() {	# result TEST RC
 
 # log_hits LOG TEST: the suspicious lines of TEST's slice of LOG
 log_hits() {
-	local hits
 	[ -s "$1" ] || return 0
-	hits=$(awk -v s="magnet-vm: start $2.sh on " -v e="magnet-vm: end $2.sh rc=" \
+	awk -v s="magnet-vm: start $2.sh on " -v e="magnet-vm: end $2.sh rc=" \
 		'index($0, s) { on = 1 } on { print } on && index($0, e) { exit }' "$1" |
-		grep -F -f <(grep -v '^#' "$patterns"))
-	if [ -n "${MAGNET_DMESG_IGNORE:-}" ] && [ -n "$hits" ]; then
-		hits=$(grep -v -E -- "$MAGNET_DMESG_IGNORE" <<<"$hits")
-	fi
-	[ -z "$hits" ] || printf '%s\n' "$hits"
+		"$repo/tests/vm/log-reports.sh"
 }
 
 # kill_tree PID: PID and every process under it

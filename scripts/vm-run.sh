@@ -49,7 +49,6 @@
 set -u
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-patterns=$repo/tests/vm/dmesg-patterns.txt
 
 usage() {
 	echo "usage: $0 [-o DIR] [-t SECONDS] [-m MEM] [-c CPUS] KVER|all SCRIPT [ARGS...]" >&2
@@ -192,10 +191,7 @@ dirty=
 if [ ! -s "$log" ]; then
 	fail_reasons+=("no kernel log saved")
 else
-	hits=$(grep -n -F -f <(grep -v '^#' "$patterns") "$log")
-	if [ -n "${MAGNET_DMESG_IGNORE:-}" ] && [ -n "$hits" ]; then
-		hits=$(grep -v -E -- "$MAGNET_DMESG_IGNORE" <<<"$hits")
-	fi
+	hits=$("$repo/tests/vm/log-reports.sh" -n "$log")
 	if [ -n "$hits" ]; then
 		dirty=1
 		fail_reasons+=("kernel log is dirty ($(wc -l <<<"$hits") suspicious lines in $(basename "$log"))")

@@ -415,11 +415,7 @@ dmesg_suspicious() {
 	if [ -n "$_dmesg_mark" ]; then
 		log=$(sed -n "/$_dmesg_mark/,\$p" <<<"$log")
 	fi
-	log=$(grep -F -f <(grep -v '^#' "$MAGNET_REPO/tests/vm/dmesg-patterns.txt") <<<"$log" || true)
-	if [ -n "${MAGNET_DMESG_IGNORE:-}" ] && [ -n "$log" ]; then
-		log=$(grep -v -E -- "$MAGNET_DMESG_IGNORE" <<<"$log" || true)
-	fi
-	[ -z "$log" ] || echo "$log"
+	"$MAGNET_REPO/tests/vm/log-reports.sh" <<<"$log"
 }
 
 # check_dmesg_clean [DESC]: one TAP assertion that the kernel log is clean.
