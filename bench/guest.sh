@@ -422,15 +422,26 @@ consumer_start() {
 	m4local) EV=$EV4 clk="clock local" ;;
 	# the kernel's default read rule: a read completes at the first record
 	m4eager) EV=$EV4 rule="--watermark 0" ;;
+	# the decomposition of m4's cost: the hooks alone, every event
+	# refused by a filter before a byte is copied (m4drop); the hooks and
+	# the writes into a ring nobody reads (m4fr); m4 adds the recorder
+	m4drop | m4fr) EV=$EV4 ;;
 	h_*) EV=${cfg#h_} ;;
 	esac
 	case $cfg in
-	h_*)
-		# one hook alone into a flight recorder nobody reads: the hook
+	m4drop)
+		magnetctl stream create net subbuf-size 1M subbuf-count 4 >/dev/null || bail_out "stream net"
+		# the filter first: no event gets past it into the stream
+		magnetctl filter add all drop >/dev/null || bail_out "filter all drop"
+		# shellcheck disable=SC2086
+		magnetctl probe enable $EV stream net >/dev/null || bail_out "enable $EV" ;;
+	h_* | m4fr)
+		# the hook(s) into a flight recorder nobody reads: the hooks
 		# and magnet_add(), no consumer, no drop path
 		magnetctl stream create net subbuf-size 1M subbuf-count 4 overwrite >/dev/null ||
 			bail_out "stream net"
-		magnetctl probe enable "$EV" stream net >/dev/null || bail_out "enable $EV" ;;
+		# shellcheck disable=SC2086
+		magnetctl probe enable $EV stream net >/dev/null || bail_out "enable $EV" ;;
 	m*)
 		# shellcheck disable=SC2086
 		magnetctl stream create net subbuf-size 1M subbuf-count 4 $clk >/dev/null || bail_out "stream net"
@@ -465,8 +476,17 @@ consumer_stop() {
 	local cfg=$1 tag=$2 o wr
 	PROD=0 LOST=0 TR_EV="" TR_LOST="" TR_BYTES=""
 	case $cfg in
-	h_*)
-		magnetctl probe disable "$EV" >/dev/null
+	m4drop)
+		# shellcheck disable=SC2086
+		magnetctl probe disable $EV >/dev/null
+		# every event the hooks made, refused: the filter's count
+		PROD=$(magnetctl -j filter show all | grep -oE '"dropped":[0-9]+' | cut -d: -f2)
+		read -r TR_EV LOST < <(stream_stat net written lost)
+		magnetctl filter del all >/dev/null
+		magnetctl stream delete net >/dev/null ;;
+	h_* | m4fr)
+		# shellcheck disable=SC2086
+		magnetctl probe disable $EV >/dev/null
 		read -r PROD TR_EV LOST < <(stream_stat net produced written lost)
 		magnetctl stream delete net >/dev/null ;;
 	m*)
@@ -591,7 +611,7 @@ run_cfgs() {
 # repetition: the A/A control (bench/report.py flags a run whose none2 or
 # loaded differs from none by more than 3 %)
 perturb() {
-	peer_cfgs none loaded m1 m2 m3 m4 m4local m4eager tcpdump
+	peer_cfgs none loaded m1 m2 m3 m4 m4drop m4fr m4local m4eager tcpdump
 	echo "$P_HEADER" >"$R/perturb.csv"
 	P_CSV=$R/perturb.csv P_TAG= IP_RATE=0 P_DUR=$PT_DUR run_cfgs "$CFGS none2" "$PT_REPS"
 }

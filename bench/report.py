@@ -140,8 +140,10 @@ def short(kver):
     return kver.split("-")[0].split("+")[0]
 
 
-PERTURB_ORDER = ["none", "none2", "loaded", "m1", "m2", "m3", "m4", "m4local", "m4eager", "tcpdump", "bpftrace",
-                 "lttng", "lttngctx"]
+PERTURB_ORDER = ["none", "none2", "loaded", "m1", "m2", "m3", "m4", "m4drop", "m4fr", "m4local", "m4eager",
+                 "tcpdump", "bpftrace", "lttng", "lttngctx"]
+# MAGNET configurations without a consumer process: m4's cost taken apart
+NO_CONSUMER = ["m4drop", "m4fr"]
 PERTURB_DESC = {
     "none": "no monitoring (no MAGNET module loaded)",
     "none2": "no monitoring, again (A/A control)",
@@ -150,6 +152,8 @@ PERTURB_DESC = {
     "m2": "MAGNET, 2 events (+ udp_send)",
     "m3": "MAGNET, 3 events (+ ip_send)",
     "m4": "MAGNET, 4 events (+ dev_send)",
+    "m4drop": "MAGNET's 4 hooks, every event refused by a drop filter (nothing written)",
+    "m4fr": "MAGNET, 4 events into a ring nobody reads (no consumer)",
     "m4local": "MAGNET, 4 events, stream on the local clock",
     "m4eager": "MAGNET, 4 events, record --watermark 0 (a read per record)",
     "tcpdump": "tcpdump -s 96 -w FILE on the sender's veth",
@@ -227,7 +231,7 @@ def consumer_pct(r):
 def consumer_cells(c, rs, kw_base):
     """Consumer CPU % (schedstat; ticks for older rows), kworkers' CPU %
     above none's, and µs per event recorded of both together."""
-    if c.startswith("none") or c == "loaded":
+    if c.startswith("none") or c == "loaded" or c in NO_CONSUMER:
         return ["-", "%.1f" % med([cpu_pct(r, "kworker_ns") - kw_base for r in rs])
                 if kw_base == kw_base else "n/a", "-"]
     sched = med([cpu_pct(r, "consumer_ns") for r in rs])
@@ -247,7 +251,8 @@ def trace_cells(c, rs):
         return ["-"] * 5
     ev = [fnum(r["events"]) for r in rs]
     lostpct = [lost_pct(c, e, fnum(r["events_lost"])) for e, r in zip(ev, rs)]
-    tev = [col(r, "trace_events") for r in rs]
+    # m4drop writes nothing: its events are those the filter refused
+    tev = ev if c == "m4drop" else [col(r, "trace_events") for r in rs]
     per_dg = [t / col(r, "sent_packets") if col(r, "sent_packets") else float("nan")
               for t, r in zip(tev, rs)]
     per_ev = [col(r, "trace_bytes") / t if t else float("nan") for t, r in zip(tev, rs)]
@@ -837,7 +842,8 @@ def perturb_findings(kv, pr):
     lines.append("A/A control: %s: %s" % (aa, "within ±%.0f %%" % (100 * AA_TOL) if ok else
                                           "**not trustworthy**"))
     parts = []
-    for c in ["loaded", "m1", "m4", "m4local", "m4eager", "tcpdump", "bpftrace", "lttng", "lttngctx"]:
+    for c in ["loaded", "m1", "m4", "m4drop", "m4fr", "m4local", "m4eager", "tcpdump", "bpftrace", "lttng",
+              "lttngctx"]:
         if c in ratios:
             r, lo, _ = ratios[c]
             parts.append("%s %.2f%s" % (c, r, "" if lo != lo else " (≥ %.2f)" % lo))
