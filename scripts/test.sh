@@ -4,8 +4,9 @@
 # modules without warnings for every installed kernel (6.1, 6.12 and their
 # PREEMPT_RT flavours), then boots each kernel scripts/kernels.sh lists (6.1
 # and 6.12; MAGNET_RT_KERNELS=newest|all adds RT ones, MAGNET_KERNELS picks)
-# with virtme-ng and runs the integration tests and the bounded fuzzer in
-# it, and a part of the suite in the newest PREEMPT_RT kernel (rt_tests).
+# with virtme-ng and runs the integration tests, the bounded fuzzer and the
+# races in it, and a part of the suite in the newest PREEMPT_RT kernel
+# (rt_tests).
 # Ends with one line "N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -106,6 +107,14 @@ for k in $kernels; do
 	# shows (tests/vm/README.md, "Text patching under TCG")
 	./scripts/vm-run.sh -c 1 "$k" tests/vm/fuzz.sh
 	result "$k fuzz" $?
+	# the races (snapshot and probe enable against deletion and rmmod,
+	# reads in flight, 5 load/unload cycles under traffic with readers
+	# blocked), 3-4 minutes; without the CPU hotplug of the debug tier's
+	# runs (scripts/debug-tier.sh), which once made these kernels warn on
+	# their own (tests/vm/README.md, "Fuzzing and races"); t_hotplug
+	# covers MAGNET under hotplug
+	MAGNET_RACE_HOTPLUG_S=0 vm_test "$k" tests/vm/races.sh
+	result "$k races" $?
 done
 
 # The newest PREEMPT_RT kernel, unless booted above for the whole suite:
