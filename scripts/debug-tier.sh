@@ -19,7 +19,8 @@
 # for t_magnetfs in a boot with debugfs=off, "lockdown" for the two
 # lockdown boots.  Per-test time limit MAGNET_VM_TIMEOUT
 # (default here 1800 s: the debug kernel under TCG is several times
-# slower).  User space must be built (build/).
+# slower; twice that on single-threaded TCG, where both vCPUs share one
+# host thread).  User space must be built (build/).
 #
 # The kernel boots once for many tests, not once per test (a boot takes
 # 3-9 minutes under TCG, more than most tests): scripts/vm-batch.sh runs
@@ -93,11 +94,12 @@ tcg_single() {
 	grep -v '^#' tests/vm/tcg-single.txt | grep -qw -- "$1"
 }
 
-# run_batch NAME OPTS TEST...: the tests in as few boots as they take
-# (scripts/vm-batch.sh, results in build/vm-results/RELEASE/NAME/)
+# run_batch NAME OPTS LIMIT TEST...: the tests in as few boots as they
+# take, LIMIT seconds each (scripts/vm-batch.sh, results in
+# build/vm-results/RELEASE/NAME/)
 run_batch() {
-	local name=$1 opts=$2 line
-	shift 2
+	local name=$1 opts=$2 limit=$3 line
+	shift 3
 	while IFS= read -r line; do
 		case $line in
 		"ok - $rel "*" # SKIP") line=${line#ok - }; res "${line% # SKIP}" 4 ;;
@@ -105,7 +107,7 @@ run_batch() {
 		"not ok - $rel "*) res "${line#not ok - }" 1 ;;
 		*) echo "debug-tier: | $line" ;;
 		esac
-	done < <(MAGNET_VM_QEMU_OPTS=$opts ./scripts/vm-batch.sh \
+	done < <(MAGNET_VM_QEMU_OPTS=$opts MAGNET_VM_TIMEOUT=$limit ./scripts/vm-batch.sh \
 		-o "build/vm-results/$rel/$name" "$rel" "$@")
 }
 
@@ -125,9 +127,11 @@ for t in "${tests[@]}"; do
 		multi+=("$t")
 	fi
 done
-[ ${#multi[@]} -eq 0 ] || run_batch batch "${MAGNET_VM_QEMU_OPTS:-}" "${multi[@]}"
+[ ${#multi[@]} -eq 0 ] ||
+	run_batch batch "${MAGNET_VM_QEMU_OPTS:-}" "$MAGNET_VM_TIMEOUT" "${multi[@]}"
 [ ${#single[@]} -eq 0 ] ||
-	run_batch batch-tcg-single "${MAGNET_VM_QEMU_OPTS:-"-accel tcg,thread=single"}" "${single[@]}"
+	run_batch batch-tcg-single "${MAGNET_VM_QEMU_OPTS:-"-accel tcg,thread=single"}" \
+		$((2 * MAGNET_VM_TIMEOUT)) "${single[@]}"
 if [ $debugfs_off -eq 1 ]; then
 	# a kernel without debugfs: magnetfs alone (as scripts/test.sh)
 	MAGNET_VM_APPEND=debugfs=off ./scripts/vm-run.sh \
