@@ -168,14 +168,20 @@ rx_drops() {
 	echo "${rcvbuf:-0} $s"
 }
 
-stream_stat() {	# stream_stat NAME KEY... : the values, space separated
+# show_stat OBJECT NAME KEY...: the values of `magnetctl -j OBJECT show
+# NAME`, space separated
+show_stat() {
 	local j k out=()
-	j=$(magnetctl -j stream show "$1")
-	shift
+	j=$(magnetctl -j "$1" show "$2")
+	shift 2
 	for k; do
 		out+=("$(grep -oE "\"$k\":[0-9]+" <<<"$j" | head -1 | cut -d: -f2)")
 	done
 	echo "${out[*]}"
+}
+
+stream_stat() {	# stream_stat NAME KEY... : the stream's values, space separated
+	show_stat stream "$@"
 }
 
 # ------------------------------------------------------------------
@@ -480,7 +486,7 @@ consumer_stop() {
 		# shellcheck disable=SC2086
 		magnetctl probe disable $EV >/dev/null
 		# every event the hooks made, refused: the filter's count
-		PROD=$(magnetctl -j filter show all | grep -oE '"dropped":[0-9]+' | cut -d: -f2)
+		PROD=$(show_stat filter all dropped)
 		read -r TR_EV LOST < <(stream_stat net written lost)
 		magnetctl filter del all >/dev/null
 		magnetctl stream delete net >/dev/null ;;
