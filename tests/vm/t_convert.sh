@@ -191,10 +191,11 @@ def by_time(lines):
         d.setdefault(l.split("]")[0], []).append(l)
     return [(t, sorted(v)) for t, v in d.items()]
 cb, cc = by_cpu(bt), by_cpu(ctf)
-ok(len(ctf) == len(bt) and cc == cb and by_time(ctf) == by_time(bt),
+tb, tc = by_time(bt), by_time(ctf)
+ok(len(ctf) == len(bt) and cc == cb and tc == tb,
    "CTF read by source.ctf.fs: the same %d events, each CPU's in order" % len(ctf),
    [(a, b) for k in cb for a, b in zip(cc.get(k, []), cb[k]) if a != b][:1]
-   or [(a, b) for a, b in zip(by_time(ctf), by_time(bt)) if a != b][:1] or (len(ctf), len(bt)))
+   or [(a, b) for a, b in zip(tc, tb) if a != b][:1] or (len(ctf), len(bt)))
 disc = sum(int(x) for x in re.findall(r"discarded (\d+) events", open(R + "/ctf.err").read()))
 ok(disc == lost, "CTF: discarded events = LOST records' count (%d)" % lost, disc)
 # plot: the data files hold the trace's values
