@@ -271,6 +271,63 @@ tracepoint:net:net_dev_start_xmit { printf("%llu %d %d dev_send %d\n", nsecs, cp
 BT
 }
 
+# The kernel's own tracer (ftrace) on the same four hooks as m4 on this
+# kernel: sock_send as the sock:sock_send_length event where the kernel
+# has it (6.3+), else the function tracer at the entry of
+# __sock_sendmsg / sock_sendmsg as MAGNET hooks it; the function tracer
+# at udp_sendmsg and ip_output; the net:net_dev_start_xmit event.  Its
+# per-CPU ring of 4 MiB (MAGNET's 4 x 1 MiB) in overwrite mode, which
+# nobody reads: the peer of m4fr.  "ftraceoff" registers the same hooks
+# with recording off (tracing_on 0): each hook runs, finds the ring off
+# and returns, the cost of the hooks alone with the kernel's handlers,
+# the floor of any tracer that hooks these four places.
+TRACEFS=/sys/kernel/tracing
+ftrace_usable() {
+	mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" 2>/dev/null
+	grep -qw function "$TRACEFS/available_tracers" 2>/dev/null &&
+		[ -d "$TRACEFS/events/net/net_dev_start_xmit" ]
+}
+
+# ftrace_start on|off
+ftrace_start() {
+	local T=$TRACEFS sockfn=
+	echo 0 >"$T/tracing_on" && echo nop >"$T/current_tracer" || return 1
+	FTRACE_KB=$(awk '{print $1; exit}' "$T/buffer_size_kb")
+	echo 4096 >"$T/buffer_size_kb" && echo 1 >"$T/options/overwrite" && : >"$T/trace" || return 1
+	if [ -d "$T/events/sock/sock_send_length" ]; then
+		echo 1 >"$T/events/sock/sock_send_length/enable" || return 1
+	elif grep -qw __sock_sendmsg /proc/kallsyms; then
+		sockfn=__sock_sendmsg
+	else
+		sockfn=sock_sendmsg
+	fi
+	# shellcheck disable=SC2086
+	printf '%s\n' $sockfn udp_sendmsg ip_output >"$T/set_ftrace_filter" &&
+		echo 1 >"$T/events/net/net_dev_start_xmit/enable" &&
+		echo function >"$T/current_tracer" || return 1
+	[ "$1" = off ] || echo 1 >"$T/tracing_on"
+}
+
+# ftrace_stop: recording off, hooks removed; "PRODUCED LOST BYTES" from
+# the ring's per-CPU statistics: events written (in the ring now, plus
+# overwritten), dropped (ring full; none in overwrite mode), and the bytes
+# in the ring now
+ftrace_stop() {
+	local T=$TRACEFS
+	echo 0 >"$T/tracing_on"
+	# the counts before the tracer goes: a change of tracer empties the ring
+	cat "$T"/per_cpu/cpu*/stats | awk '
+		/^entries:/ {p += $2} /^overrun:/ {p += $2}
+		/^dropped events:/ {d += $3} /^bytes:/ {b += $2}
+		END {print p + 0, d + 0, b + 0}'
+	echo nop >"$T/current_tracer"
+	: >"$T/set_ftrace_filter"
+	echo 0 >"$T/events/enable"
+	: >"$T/trace"
+	echo "${FTRACE_KB:-1408}" >"$T/buffer_size_kb"
+	echo 1 >"$T/tracing_on"
+}
+
 # run_iperf TAG: one UDP flood (1400-byte datagrams, no rate limit, or
 # $IP_RATE bits/s) for $P_DUR s; sets IP_GOODPUT (received Mb/s) IP_SENT
 # (offered Mb/s) IP_LOSS (% datagrams lost) IP_SCPU IP_RCPU (iperf3's own
@@ -457,6 +514,9 @@ consumer_start() {
 		"$MAGNETCTL" record net -o "$TMPD/net.trace" $rule >"$RAW/$tag.record.out" 2>&1 &
 		CPIDS=$!
 		sleep 0.3 ;;
+	ftrace | ftraceoff)
+		ftrace_start "$([ "$cfg" = ftraceoff ] && echo off || echo on)" ||
+			bail_out "ftrace on the four hooks" ;;
 	tcpdump)
 		ip netns exec "$NS_A" tcpdump -i "$VETH_A" -s 96 -n -w "$TMPD/t.pcap" udp >"$RAW/$tag.tcpdump.out" 2>&1 &
 		CPIDS=$!
@@ -507,6 +567,10 @@ consumer_stop() {
 			's/.*recorded ([0-9]+) bytes, ([0-9]+) (records|events), ([0-9]+) lost events.*/\1 \2 \4/p' \
 			"$RAW/$tag.record.out")
 		TR_EV=${TR_EV:-$wr} ;;
+	ftrace | ftraceoff)
+		# ftraceoff writes nothing: PROD and TR_EV stay 0
+		read -r PROD LOST _ < <(ftrace_stop)
+		TR_EV=$PROD TR_LOST=$LOST ;;
 	tcpdump)
 		stop_consumer "$CPIDS" "$tag"
 		o=$RAW/$tag.tcpdump.out
@@ -574,6 +638,10 @@ perturb_one() {	# perturb_one CONFIG REP: one row of $P_CSV, raw files $P_TAG$CO
 peer_cfgs() {
 	CFGS="$*"
 	command -v tcpdump >/dev/null || CFGS=${CFGS/tcpdump/}
+	if [[ " $CFGS " == *" ftrace"* ]] && ! ftrace_usable; then
+		echo "# ftrace left out: no function tracer or no net_dev_start_xmit event in $TRACEFS"
+		CFGS=${CFGS/ftraceoff/} CFGS=${CFGS/ftrace/}
+	fi
 	command -v bpftrace >/dev/null && CFGS="$CFGS bpftrace"
 	if [ -n "$LTTNG_OK" ] || lttng_setup >"$RAW/lttng-setup.out" 2>&1; then
 		CFGS="$CFGS lttngctx"
@@ -617,7 +685,7 @@ run_cfgs() {
 # repetition: the A/A control (bench/report.py flags a run whose none2 or
 # loaded differs from none by more than 3 %)
 perturb() {
-	peer_cfgs none loaded m1 m2 m3 m4 m4drop m4fr m4local m4eager tcpdump
+	peer_cfgs none loaded m1 m2 m3 m4 m4drop m4fr m4local m4eager ftrace ftraceoff tcpdump
 	echo "$P_HEADER" >"$R/perturb.csv"
 	P_CSV=$R/perturb.csv P_TAG= IP_RATE=0 P_DUR=$PT_DUR run_cfgs "$CFGS none2" "$PT_REPS"
 }

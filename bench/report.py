@@ -141,9 +141,10 @@ def short(kver):
 
 
 PERTURB_ORDER = ["none", "none2", "loaded", "m1", "m2", "m3", "m4", "m4drop", "m4fr", "m4local", "m4eager",
-                 "tcpdump", "bpftrace", "lttng", "lttngctx"]
-# MAGNET configurations without a consumer process: m4's cost taken apart
-NO_CONSUMER = ["m4drop", "m4fr"]
+                 "ftrace", "ftraceoff", "tcpdump", "bpftrace", "lttng", "lttngctx"]
+# configurations without a consumer process: m4's cost taken apart, and
+# the kernel's tracer on the same hooks into a ring nobody reads
+NO_CONSUMER = ["m4drop", "m4fr", "ftrace", "ftraceoff"]
 PERTURB_DESC = {
     "none": "no monitoring (no MAGNET module loaded)",
     "none2": "no monitoring, again (A/A control)",
@@ -156,6 +157,8 @@ PERTURB_DESC = {
     "m4fr": "MAGNET, 4 events into a ring nobody reads (no consumer)",
     "m4local": "MAGNET, 4 events, stream on the local clock",
     "m4eager": "MAGNET, 4 events, record --watermark 0 (a read per record)",
+    "ftrace": "the kernel's ftrace, same 4 hooks, into its ring nobody reads (no consumer)",
+    "ftraceoff": "the kernel's ftrace, same 4 hooks, recording off (the hooks' floor)",
     "tcpdump": "tcpdump -s 96 -w FILE on the sender's veth",
     "bpftrace": "bpftrace, same 4 hooks, printf to a file",
     "lttng": "LTTng 2.13 kernel tracing, 4 kprobe events, to a file",
@@ -247,7 +250,7 @@ def consumer_cells(c, rs, kw_base):
 def trace_cells(c, rs):
     """Events recorded (tracer's count), per datagram sent (in the trace),
     bytes per event, events lost % (tracer's count), lost in the trace."""
-    if c.startswith("none") or c == "loaded":
+    if c.startswith("none") or c in ("loaded", "ftraceoff"):
         return ["-"] * 5
     ev = [fnum(r["events"]) for r in rs]
     lostpct = [lost_pct(c, e, fnum(r["events_lost"])) for e, r in zip(ev, rs)]
@@ -842,8 +845,8 @@ def perturb_findings(kv, pr):
     lines.append("A/A control: %s: %s" % (aa, "within ±%.0f %%" % (100 * AA_TOL) if ok else
                                           "**not trustworthy**"))
     parts = []
-    for c in ["loaded", "m1", "m4", "m4drop", "m4fr", "m4local", "m4eager", "tcpdump", "bpftrace", "lttng",
-              "lttngctx"]:
+    for c in ["loaded", "m1", "m4", "m4drop", "m4fr", "m4local", "m4eager", "ftrace", "ftraceoff", "tcpdump",
+              "bpftrace", "lttng", "lttngctx"]:
         if c in ratios:
             r, lo, _ = ratios[c]
             parts.append("%s %.2f%s" % (c, r, "" if lo != lo else " (≥ %.2f)" % lo))
