@@ -272,39 +272,56 @@ BT
 }
 
 # The kernel's own tracer (ftrace) on the same four hooks as m4 on this
-# kernel: sock_send as the sock:sock_send_length event where the kernel
-# has it (6.3+), else the function tracer at the entry of
-# __sock_sendmsg / sock_sendmsg as MAGNET hooks it; the function tracer
-# at udp_sendmsg and ip_output; the net:net_dev_start_xmit event.  Its
-# per-CPU ring of 4 MiB (MAGNET's 4 x 1 MiB) in overwrite mode, which
-# nobody reads: the peer of m4fr.  "ftraceoff" registers the same hooks
-# with recording off (tracing_on 0): each hook runs, finds the ring off
-# and returns, the cost of the hooks alone with the kernel's handlers,
-# the floor of any tracer that hooks these four places.
+# kernel, as trace events into its per-CPU ring of 4 MiB (MAGNET's 4 x
+# 1 MiB) in overwrite mode, which nobody reads: the peer of m4fr.
+# sock_send is the sock:sock_send_length event where the kernel has it
+# (6.3+), dev_send the net:net_dev_start_xmit event; the function entries
+# (udp_sendmsg, ip_output, and __sock_sendmsg / sock_sendmsg before 6.3)
+# are fprobe events where the kernel has them (6.12: an ftrace_ops entry
+# callback, MAGNET's own mechanism there), else kprobe events (6.1: a
+# kprobe on the function's ftrace site).  Not the function tracer: it
+# registers ftrace's comm recorder on sched_switch and sched_wakeup each
+# time it starts, and patching those hot sites once a repetition crashed
+# a 6.12 guest under TCG (an int3 in ttwu_do_activate() that the kernel's
+# text_poke_bp() handler did not claim, 29 November 2026); record-cmd is
+# off for the same reason.  "ftraceoff" registers the same hooks with
+# recording off (tracing_on 0): each hook runs, finds the ring off and
+# returns: the four hooks with the kernel's own handlers, nothing
+# recorded, the floor of any tracer that hooks these four places here.
 TRACEFS=/sys/kernel/tracing
+FTRACE_GROUP=mgbench
 ftrace_usable() {
 	mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" 2>/dev/null
-	grep -qw function "$TRACEFS/available_tracers" 2>/dev/null &&
-		[ -d "$TRACEFS/events/net/net_dev_start_xmit" ]
+	[ -w "$TRACEFS/dynamic_events" ] && [ -d "$TRACEFS/events/net/net_dev_start_xmit" ]
+}
+
+# ftrace_probe NAME FUNCTION: an entry event NAME at FUNCTION in
+# $FTRACE_GROUP: an fprobe event if the kernel has them, else a kprobe event
+ftrace_probe() {
+	echo "f:$FTRACE_GROUP/$1 $2" >>"$TRACEFS/dynamic_events" 2>/dev/null ||
+		echo "p:$FTRACE_GROUP/$1 $2" >>"$TRACEFS/dynamic_events"
 }
 
 # ftrace_start on|off
 ftrace_start() {
 	local T=$TRACEFS sockfn=
-	echo 0 >"$T/tracing_on" && echo nop >"$T/current_tracer" || return 1
+	echo 0 >"$T/tracing_on" && echo nop >"$T/current_tracer" &&
+		echo 0 >"$T/options/record-cmd" || return 1
 	FTRACE_KB=$(awk '{print $1; exit}' "$T/buffer_size_kb")
 	echo 4096 >"$T/buffer_size_kb" && echo 1 >"$T/options/overwrite" && : >"$T/trace" || return 1
 	if [ -d "$T/events/sock/sock_send_length" ]; then
 		echo 1 >"$T/events/sock/sock_send_length/enable" || return 1
-	elif grep -qw __sock_sendmsg /proc/kallsyms; then
-		sockfn=__sock_sendmsg
 	else
-		sockfn=sock_sendmsg
+		if grep -qw __sock_sendmsg /proc/kallsyms; then sockfn=__sock_sendmsg; else sockfn=sock_sendmsg; fi
+		ftrace_probe sock_send "$sockfn" || return 1
 	fi
-	# shellcheck disable=SC2086
-	printf '%s\n' $sockfn udp_sendmsg ip_output >"$T/set_ftrace_filter" &&
-		echo 1 >"$T/events/net/net_dev_start_xmit/enable" &&
-		echo function >"$T/current_tracer" || return 1
+	ftrace_probe udp_send udp_sendmsg && ftrace_probe ip_send ip_output &&
+		echo 1 >"$T/events/$FTRACE_GROUP/enable" &&
+		echo 1 >"$T/events/net/net_dev_start_xmit/enable" || return 1
+	if [ -z "${FTRACE_SAID:-}" ]; then
+		FTRACE_SAID=1
+		echo "# ftrace's entry hooks: $(tr '\n' ';' <"$T/dynamic_events")"
+	fi
 	[ "$1" = off ] || echo 1 >"$T/tracing_on"
 }
 
@@ -313,18 +330,19 @@ ftrace_start() {
 # overwritten), dropped (ring full; none in overwrite mode), and the bytes
 # in the ring now
 ftrace_stop() {
-	local T=$TRACEFS
+	local T=$TRACEFS e
 	echo 0 >"$T/tracing_on"
-	# the counts before the tracer goes: a change of tracer empties the ring
 	cat "$T"/per_cpu/cpu*/stats | awk '
 		/^entries:/ {p += $2} /^overrun:/ {p += $2}
 		/^dropped events:/ {d += $3} /^bytes:/ {b += $2}
 		END {print p + 0, d + 0, b + 0}'
-	echo nop >"$T/current_tracer"
-	: >"$T/set_ftrace_filter"
 	echo 0 >"$T/events/enable"
+	for e in sock_send udp_send ip_send; do
+		[ -d "$T/events/$FTRACE_GROUP/$e" ] && echo "-:$FTRACE_GROUP/$e" >>"$T/dynamic_events"
+	done
 	: >"$T/trace"
 	echo "${FTRACE_KB:-1408}" >"$T/buffer_size_kb"
+	echo 1 >"$T/options/record-cmd"
 	echo 1 >"$T/tracing_on"
 }
 
@@ -639,7 +657,7 @@ peer_cfgs() {
 	CFGS="$*"
 	command -v tcpdump >/dev/null || CFGS=${CFGS/tcpdump/}
 	if [[ " $CFGS " == *" ftrace"* ]] && ! ftrace_usable; then
-		echo "# ftrace left out: no function tracer or no net_dev_start_xmit event in $TRACEFS"
+		echo "# ftrace left out: no dynamic events or no net_dev_start_xmit event in $TRACEFS"
 		CFGS=${CFGS/ftraceoff/} CFGS=${CFGS/ftrace/}
 	fi
 	command -v bpftrace >/dev/null && CFGS="$CFGS bpftrace"
