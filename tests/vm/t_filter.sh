@@ -236,6 +236,10 @@ magnetctl filter del f_rx
 # datagrams at every receive layer, and none is left in the probe's stream
 # without a process.  The sender's events keep the sender.
 magnetctl stream create own subbuf-size 1M subbuf-count 4
+# the hooks first: the receiver's one send must find sock_send attached
+check "enable sock_send sock_recv dev_recv ip_recv udp_recv into net" \
+	magnetctl probe enable sock_send sock_recv dev_recv ip_recv udp_recv stream net
+record_start net own
 bg rpy in_b python3 -c '
 import os, socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -253,9 +257,6 @@ except socket.timeout:
     pass
 print("datagrams=%d" % n, flush=True)
 sys.exit(0 if n == int(sys.argv[2]) else 1)' "$IP_A" "$N"
-check "enable sock_send sock_recv dev_recv ip_recv udp_recv into net" \
-	magnetctl probe enable sock_send sock_recv dev_recv ip_recv udp_recv stream net
-record_start net own
 wait_line "$(out rpy)" 'ino=' 20 || not_ok "python receiver ready" "$(cat "$(out rpy)")"
 RPID=$(sed -n 's/.*pid=\([0-9]*\).*/\1/p' "$(out rpy)" | head -1)
 I_PY=$(sed -n 's/.*ino=\([0-9]*\).*/\1/p' "$(out rpy)" | head -1)
