@@ -325,17 +325,16 @@ ftrace_start() {
 	[ "$1" = off ] || echo 1 >"$T/tracing_on"
 }
 
-# ftrace_stop: recording off, hooks removed; "PRODUCED LOST BYTES" from
-# the ring's per-CPU statistics: events written (in the ring now, plus
-# overwritten), dropped (ring full; none in overwrite mode), and the bytes
-# in the ring now
+# ftrace_stop: recording off, hooks removed; "PRODUCED LOST" from the
+# ring's per-CPU statistics: events written (in the ring now, plus
+# overwritten) and dropped (ring full; none in overwrite mode)
 ftrace_stop() {
 	local T=$TRACEFS e
 	echo 0 >"$T/tracing_on"
 	cat "$T"/per_cpu/cpu*/stats | awk '
 		/^entries:/ {p += $2} /^overrun:/ {p += $2}
-		/^dropped events:/ {d += $3} /^bytes:/ {b += $2}
-		END {print p + 0, d + 0, b + 0}'
+		/^dropped events:/ {d += $3}
+		END {print p + 0, d + 0}'
 	echo 0 >"$T/events/enable"
 	for e in sock_send udp_send ip_send; do
 		[ -d "$T/events/$FTRACE_GROUP/$e" ] && echo "-:$FTRACE_GROUP/$e" >>"$T/dynamic_events"
@@ -587,7 +586,7 @@ consumer_stop() {
 		TR_EV=${TR_EV:-$wr} ;;
 	ftrace | ftraceoff)
 		# ftraceoff writes nothing: PROD and TR_EV stay 0
-		read -r PROD LOST _ < <(ftrace_stop)
+		read -r PROD LOST < <(ftrace_stop)
 		TR_EV=$PROD TR_LOST=$LOST ;;
 	tcpdump)
 		stop_consumer "$CPIDS" "$tag"
