@@ -181,6 +181,14 @@ def paired_bootstrap(ratios, seed):
     return boot_interval(seed, lambda rnd: statistics.median(rnd.choices(ratios, k=len(ratios))))
 
 
+def rep_ratios(g, num, den):
+    """NUM's goodput over DEN's of the same repetition, for each of NUM's
+    repetitions that DEN ran too."""
+    den_by_rep = {r.get("rep"): fnum(r["goodput_mbps"]) for r in g.get((den,), [])}
+    return [fnum(r["goodput_mbps"]) / den_by_rep[r.get("rep")] for r in g.get((num,), [])
+            if den_by_rep.get(r.get("rep"))]
+
+
 def perturb_ratios(kv, g):
     """Per configuration: (median ratio to none, bootstrap 5th, 95th
     percentile).  Paired: each repetition's goodput over the baseline's
@@ -188,14 +196,11 @@ def perturb_ratios(kv, g):
     host cancels), the median of those ratios, repetitions resampled for
     the interval.  Rows without a baseline run of their repetition fall
     back to the ratio of the medians, each side resampled on its own."""
-    base_rows = g.get(("none",), [])
-    base = goodputs(base_rows)
-    base_by_rep = {r.get("rep"): fnum(r["goodput_mbps"]) for r in base_rows}
+    base = goodputs(g.get(("none",), []))
     out = {}
     for (c,), rs in g.items():
         gp = goodputs(rs)
-        pairs = [fnum(r["goodput_mbps"]) / base_by_rep[r.get("rep")] for r in rs
-                 if base_by_rep.get(r.get("rep"))]
+        pairs = rep_ratios(g, c, "none")
         if len(pairs) == len(rs) and len(pairs) >= 2:
             lo, hi = paired_bootstrap(pairs, "%s/%s" % (kv, c))
             out[c] = (med(pairs), lo, hi)
@@ -216,24 +221,23 @@ PEER_PAIRS = [
 ]
 
 
-def paired_ratio(kv, g, num, den):
-    """Median over repetitions of NUM's goodput over DEN's of the same
-    repetition, with its bootstrap interval: (median, 5th, 95th, pairs)."""
-    den_by_rep = {r.get("rep"): fnum(r["goodput_mbps"]) for r in g.get((den,), [])}
-    pairs = [fnum(r["goodput_mbps"]) / den_by_rep[r.get("rep")] for r in g.get((num,), [])
-             if den_by_rep.get(r.get("rep"))]
-    lo, hi = paired_bootstrap(pairs, "%s/%s/%s" % (kv, num, den))
-    return med(pairs) if pairs else float("nan"), lo, hi, len(pairs)
-
-
-def peer_table(kv, g):
-    """The paired ratios of PEER_PAIRS that this run has, as table lines."""
-    md = []
+def peer_ratios(kv, g):
+    """The PEER_PAIRS this run has: (num, den, what, median of the paired
+    ratios, bootstrap 5th, 95th percentile, pairs)."""
+    out = []
     for num, den, what in PEER_PAIRS:
         if (num,) not in g or (den,) not in g:
             continue
-        r, lo, hi, n = paired_ratio(kv, g, num, den)
-        md.append("| %s / %s | %s | %d | %s | %s |" % (num, den, what, n, fmt(r, "%.2f"), bound_text(lo, hi)))
+        pairs = rep_ratios(g, num, den)
+        lo, hi = paired_bootstrap(pairs, "%s/%s/%s" % (kv, num, den))
+        out.append((num, den, what, med(pairs) if pairs else float("nan"), lo, hi, len(pairs)))
+    return out
+
+
+def peer_table(kv, g):
+    """peer_ratios() as table lines."""
+    md = ["| %s / %s | %s | %d | %s | %s |" % (num, den, what, n, fmt(r, "%.2f"), bound_text(lo, hi))
+          for num, den, what, r, lo, hi, n in peer_ratios(kv, g)]
     if not md:
         return []
     return ["\nThe same repetitions paired against the kernel's tracer on the same hooks (no baseline "
@@ -890,11 +894,8 @@ def perturb_findings(kv, pr):
             parts.append("%s %.2f%s" % (c, r, "" if lo != lo else " (≥ %.2f)" % lo))
     lines.append("goodput relative to no monitoring (baseline %.0f Mb/s; in parentheses the bootstrap 5th percentile): %s" % (
         base, ", ".join(parts)))
-    parts = []
-    for num, den, _ in PEER_PAIRS:
-        if (num,) in pr and (den,) in pr:
-            r, lo, _, _ = paired_ratio(kv, pr, num, den)
-            parts.append("%s/%s %.2f%s" % (num, den, r, "" if lo != lo else " (≥ %.2f)" % lo))
+    parts = ["%s/%s %.2f%s" % (num, den, r, "" if lo != lo else " (≥ %.2f)" % lo)
+             for num, den, _, r, lo, _, _ in peer_ratios(kv, pr)]
     if parts:
         lines.append("against the kernel's tracer on the same hooks, paired by repetition: " + ", ".join(parts))
     kw_base = med([cpu_pct(r, "kworker_ns") for r in pr[("none",)]])
