@@ -13,7 +13,9 @@
 #   Debian's lttng-modules-dkms source (no network to GitHub needed: the
 #   package if installed, else fetched with apt-get download from the
 #   configured archive and unpacked under build/bench/lttng/deb); bookworm's
-#   2.13.9 builds for kernels up to 6.2 only, so 6.12 needs stable-2.13
+#   2.13.9 builds for kernels up to 6.2 only, and not for Debian's 6.1.0-56 and later
+#   (6.1.175's hrtimer_start tracepoint changed), so those need stable-2.13
+#   (without network: a mirror of the repository as $LTTNG_MODULES_SRC)
 #
 #   bench/lttng-build.sh KVER
 set -euo pipefail

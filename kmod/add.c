@@ -76,8 +76,10 @@ NOKPROBE_SYMBOL(magnet_write_core);
  * consumers read the point); filters (kmod/filter.c) may drop, sample
  * or redirect the event before anything is copied.  CLOCK_MONOTONIC is
  * read once, with interrupts off, and only if something needs it: the
- * synthesizers (kmod/synth.c), the filters' sampling, the correlators'
- * taps (kmod/corr.c) and every monotonic stream's record of this event use
+ * synthesizers (kmod/synth.c), the filters' time sampling and their
+ * copies to several streams (read there, once a filter has matched and
+ * not refused the event by key or count), the correlators' taps
+ * (kmod/corr.c) and every monotonic stream's record of this event use
  * the same value, so a full trace, the SYNTH records and the correlations
  * agree exactly (unless a ring raises it to its last record's time:
  * magnet_ring_stamp()), and each ring still receives its records in
@@ -108,16 +110,18 @@ notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 			w.named = magnet_sock_user_find(abstract_id, w.who);
 	}
 	t = rcu_dereference_sched(pt->taps);
-	/* CLOCK_MONOTONIC for everything but the stream itself */
-	if (unlikely(t || magnet_point_synth(pt) ||
-		     READ_ONCE(magnet_filters_active)))
+	/*
+	 * CLOCK_MONOTONIC for the synthesizers and taps; the filters read it
+	 * themselves, only where they need it (magnet_filter_add())
+	 */
+	if (unlikely(t || magnet_point_synth(pt)))
 		now = ktime_get_mono_fast_ns();
 	if (unlikely(magnet_point_synth(pt)))
 		magnet_synth_feed(pt, abstract_id, payload, len, now, &w);
 	if (likely(s)) {
 		this_cpu_inc(*pt->hits);
 		if (!unlikely(READ_ONCE(magnet_filters_active)) ||
-		    !magnet_filter_add(pt, s, abstract_id, payload, len, now,
+		    !magnet_filter_add(pt, s, abstract_id, payload, len, &now,
 				       &w))
 			__magnet_write(s, pt->id, abstract_id, payload, len,
 				       now, magnet_who_ids(&w));

@@ -290,9 +290,14 @@ NOKPROBE_SYMBOL(filter_refuse);
 /*
  * Route one event of @pt (whose stream is @s) through the filters.
  * Returns false when no filter matches: the caller writes it to @s.
+ * *@now is CLOCK_MONOTONIC or 0 (not read yet); it is read here, at most
+ * once and in the caller's irq-off section, only where a filter needs it:
+ * to sample by time, or to give the copies of an event in several streams
+ * one timestamp.  An event refused by key or count, or passed to one
+ * stream, costs no clock read here; its ring stamps it (ring/clock.h).
  */
 notrace bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
-		       u64 abstract_id, const void *payload, u16 len, u64 now,
+		       u64 abstract_id, const void *payload, u16 len, u64 *now,
 		       const struct magnet_who *w)
 {
 	struct magnet_filter *f;
@@ -310,19 +315,21 @@ notrace bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 	if (f->every > 1 &&
 	    !magnet_sample_count_ok(atomic64_inc_return(&f->seen), f->every))
 		goto refuse;
+	if ((f->period || f->nr_streams > 1) && !*now)
+		*now = ktime_get_mono_fast_ns();
 	if (f->period) {
 		next = atomic64_read(&f->next_ns);
-		if (!magnet_sample_time_ok(now, next) ||
+		if (!magnet_sample_time_ok(*now, next) ||
 		    atomic64_cmpxchg(&f->next_ns, next,
-				     magnet_sample_time_next(now, f->period)) != next)
+				     magnet_sample_time_next(*now, f->period)) != next)
 			goto refuse;
 	}
 	this_cpu_inc(f->cnt->delivered);
 	if (!f->nr_streams)
-		magnet_write(pt, s, abstract_id, payload, len, now, w);
+		magnet_write(pt, s, abstract_id, payload, len, *now, w);
 	for (i = 0; i < f->nr_streams; i++)
 		magnet_write(pt, f->streams[i], abstract_id, payload, len,
-			     now, w);
+			     *now, w);
 	return true;
 refuse:
 	filter_refuse(f);

@@ -164,10 +164,10 @@ void magnet_write(struct magnet_point *pt, struct magnet_stream *s,
  */
 bool magnet_write_core(struct magnet_stream *s, u16 event, u64 abstract_id,
 		       u32 pid, u32 tgid, const void *payload, u16 len);
-/* filter.c; @now as in magnet_write_at() */
+/* filter.c; *@now CLOCK_MONOTONIC or 0, read there if a filter needs it */
 bool magnet_filter_add(struct magnet_point *pt, struct magnet_stream *s,
 		       u64 abstract_id, const void *payload, u16 len,
-		       u64 now, const struct magnet_who *w);
+		       u64 *now, const struct magnet_who *w);
 /* the task of an event for pid/tgid keys: the current one, or @w's in irq */
 void magnet_event_task(struct magnet_fkey *ev, const struct magnet_who *w);
 /* the cgroup of an event for cgroup keys: the task's, or @owner's in irq */
