@@ -11,7 +11,7 @@
 #   newest            the newest RT kernel (6.12-rt)
 #   all               every RT kernel (6.1-rt too)
 # MAGNET_KERNELS (space separated) overrides the whole list, e.g.
-#   MAGNET_KERNELS=6.1.0-56-rt-amd64 ./scripts/test.sh
+#   MAGNET_KERNELS=6.1.0-57-rt-amd64 ./scripts/test.sh
 set -euo pipefail
 if [ -n "${MAGNET_KERNELS:-}" ]; then
 	tr ' ' '\n' <<<"$MAGNET_KERNELS" | sed '/^$/d'
