@@ -5,9 +5,10 @@
 #  1. Keys and precedence with magnet_selftest.ko (abstract ID = CPU, pid 0
 #     in hardirq): a CPU filter, a more specific drop filter (refused early
 #     through magnet_wants()), an abstract-ID + pid filter whose priority
-#     beats an equally specific one and that feeds two streams; what no
-#     filter takes goes to the probe's stream.  Every event lands exactly
-#     where it should and nowhere else (sequence numbers complete).
+#     beats an equally specific one and that feeds two streams (each event
+#     with one timestamp in both); what no filter takes goes to the probe's
+#     stream.  Every event lands exactly where it should and nowhere else
+#     (sequence numbers complete).
 #  2. pid, tgid and cgroup keys with UDP senders: a process in a child of
 #     a cgroup v2 gets the stream of that cgroup's filter (a subtree
 #     match); a cgroup ID that does not exist is refused; a datagram
@@ -53,15 +54,17 @@ record_stop() {
 # pycheck NAME: run the python checks of stdin with T[stream] = summary of
 # $R/stream.trace for the streams named in $TRACES, F[name] = filter
 # (from $R/NAME.filters.json), P = the probes, and env as os.environ.
-# The script calls ok(desc), nok(desc, why), diag(text).
+# The script calls ok(desc), nok(desc, why), diag(text).  A script that
+# stops before its end (an exception) fails the test.
 pycheck() {
-	local name=$1 line
+	local name=$1 line done=
 	magnetctl -j filter list >"$R/$name.filters.json"
 	magnetctl -j probe list >"$R/$name.probes.json"
 	while IFS= read -r line; do
 		case $line in
 		"ok|"*) ok "${line#ok|}" ;;
 		"nok|"*) line=${line#nok|}; not_ok "${line%%|*}" "${line#*|}" ;;
+		"end|") done=1 ;;
 		*) diag "$line" ;;
 		esac
 	done < <(python3 - "$MAGNET_REPO/tests/tools" "$R" "$name" $TRACES 2>&1 <<PY
@@ -79,8 +82,10 @@ def nok(d, why): print("nok|%s|%s" % (d, why))
 def diag(t): print(t)
 def check(c, d, why=""): ok(d) if c else nok(d, why)
 $(cat)
+print("end|")
 PY
 )
+	[ -n "$done" ] || not_ok "$name: the checks ran to their end" "see the traceback above"
 }
 
 # ---- 1. keys and precedence ----------------------------------------------
@@ -113,6 +118,10 @@ check(sorted(c1) == ["1/0"] and c1["1/0"]["n"] == n and c1["1/0"]["contig"],
 check(sorted(a1) == ["1/1"] and a1["1/1"]["contig"] and a1["1/1"]["min"] == 0,
       "abstract ID + pid filter (priority beats the cpu filter): only CPU 1 hardirq events, none missing", a1)
 check(a1 == both, "one event feeds two streams: both == a1", (a1, both))
+ta, tb = T["a1"]["ts"].get("1", []), T["both"]["ts"].get("1", [])
+check(ta and ta == tb,
+      "one event in two streams has one timestamp in both (the filter reads the clock once)",
+      (len(ta), len(tb), [(x, y) for x, y in zip(ta, tb) if x != y][:3]))
 fc, fa, fd = F["f_cpu"], F["f_aid"], F["f_drop"]
 check((fc["matched"], fc["delivered"], fc["dropped"]) == (n, n, 0),
       "f_cpu counters: matched = delivered = %d, dropped 0" % n, fc)
