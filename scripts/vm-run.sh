@@ -184,7 +184,9 @@ else
 fi
 
 # Scan the kernel log: the final dump if the guest wrote it, else the
-# serial console (has the last words of a crashed kernel).
+# serial console (has the last words of a crashed kernel); then the log
+# streamed while the test ran, which still holds what a long or noisy
+# run pushed out of the kernel's log buffer before the final dump.
 log=$outdir/dmesg.txt
 [ -s "$log" ] || log=$outdir/kernel-console.log
 dirty=
@@ -192,6 +194,10 @@ if [ ! -s "$log" ]; then
 	fail_reasons+=("no kernel log saved")
 else
 	hits=$("$repo/tests/vm/log-reports.sh" -n "$log")
+	if [ -z "$hits" ] && [ -s "$outdir/dmesg-live.txt" ]; then
+		hits=$("$repo/tests/vm/log-reports.sh" -n "$outdir/dmesg-live.txt")
+		[ -z "$hits" ] || log=$outdir/dmesg-live.txt
+	fi
 	if [ -n "$hits" ]; then
 		dirty=1
 		fail_reasons+=("kernel log is dirty ($(wc -l <<<"$hits") suspicious lines in $(basename "$log"))")

@@ -434,7 +434,8 @@ wait_load "global overwrite"
 check "snapshot of go" magnetctl stream snapshot go -o "$R/go.trace"
 if out=$(scan "$R/go.trace" global $COUNT 2>&1); then
 	read -r ev gl nc mc <<<"$out"
-	ok "go: global time order, whole records, newest last ($ev events, $nc CPUs)"
+	[ "${ev:-0}" -gt 0 ] && ok "go: global time order, whole records, newest last ($ev events, $nc CPUs)" ||
+		not_ok "go: global time order, whole records, newest last" "no event in the snapshot: $out"
 else
 	not_ok "go: global time order, whole records, newest last" "$out"
 fi

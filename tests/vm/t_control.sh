@@ -218,10 +218,11 @@ check "cap 8 MiB: stream create c1 ($mb MiB)" magnetctl stream create c1 subbuf-
 n=1
 while [ $(( (n + 1) * mb )) -le 8 ]; do
 	n=$((n + 1))
-	magnetctl stream create "c$n" subbuf-size 512K subbuf-count 2 >/dev/null
+	check "cap 8 MiB: stream create c$n (streams then hold $((n * mb)) MiB)" \
+		magnetctl stream create "c$n" subbuf-size 512K subbuf-count 2
 done
 expect_fail "cap 8 MiB: one stream more is refused with the totals" 2 \
-	"streams hold [0-9]+ MiB, the limit is 8 MiB \(magnet.max_rings_mb\)" \
+	"stream would take $mb MiB of rings, streams hold $((n * mb)) MiB, the limit is 8 MiB \(magnet.max_rings_mb\)" \
 	magnetctl stream create cx subbuf-size 512K subbuf-count 2
 check "a deleted stream gives its share back" magnetctl stream delete c1
 check "then the stream fits" magnetctl stream create cx subbuf-size 512K subbuf-count 2

@@ -150,6 +150,8 @@ check_eq "synthesizer-only point: the sender's 300 sends of 300 bytes counted" "
 	"$(jget "$R/uonly.json" '" ".join(str(d[k]) for k in ("count", "sum_lo", "min", "max"))')"
 magnetctl probe list | grep -E "udp_send" | sed 's/^/# /'
 hits1=$(magnetctl -j probe list | python3 -c 'import json,sys; print([p["hits"] for p in json.load(sys.stdin) if p["name"] == "udp_send"][0])')
+[[ $hits0 =~ ^[0-9]+$ && $prod0 =~ ^[0-9]+$ ]] && ok "udp_send's hits ($hits0) and the streams' produced ($prod0) read" ||
+	not_ok "udp_send's hits and the streams' produced read" "hits '$hits0' produced '$prod0'"
 check_eq "udp_send offered nothing to any stream (hits unchanged)" "$hits0" "$hits1"
 check "synth del uonly" magnetctl synth del uonly
 record_stop syn2
