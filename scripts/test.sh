@@ -46,12 +46,33 @@ rt_tests="t_stress t_readpath t_magnetfs t_synth t_corr t_sockstat t_hotplug t_b
 # Tests that switch hooks on and off in code both vCPUs run all the time run
 # with every vCPU in one host thread (the list and why: tests/vm/tcg-single.txt)
 tcg_single_tests=$(grep -v '^#' tests/vm/tcg-single.txt)
+tcg_single() {	# TEST-NAME
+	grep -qw -- "$1" <<<"$tcg_single_tests"
+}
 vm_test() {	# KVER TEST-SCRIPT
 	local opts=${MAGNET_VM_QEMU_OPTS:-}
 
-	grep -qw -- "$(basename "$2" .sh)" <<<"$tcg_single_tests" &&
-		opts=${opts:-"-accel tcg,thread=single"}
+	tcg_single "$(basename "$2" .sh)" && opts=${opts:-"-accel tcg,thread=single"}
 	MAGNET_VM_QEMU_OPTS=$opts ./scripts/vm-run.sh "$1" "$2"
+}
+# vm_batch KVER NAME OPTS TEST...: the tests in as few boots as they take
+# (scripts/vm-batch.sh: one boot runs them one after the other, a test in
+# which the guest dies fails and the rest get a boot of their own; each
+# test's slice of the kernel log is checked), results in
+# build/vm-results/KVER/NAME/; a test that skips itself fails, as here
+# every test must run
+vm_batch() {
+	local k=$1 name=$2 opts=$3 line
+	shift 3
+	while IFS= read -r line; do
+		case $line in
+		"ok - $k "*" # SKIP") line=${line#ok - }; result "${line% # SKIP} (skipped itself)" 1 ;;
+		"ok - $k "*) result "${line#ok - }" 0 ;;
+		"not ok - $k "*) result "${line#not ok - }" 1 ;;
+		*) echo "$line" ;;
+		esac
+	done < <(MAGNET_VM_QEMU_OPTS=$opts ./scripts/vm-batch.sh \
+		-o "build/vm-results/$k/$name" "$k" "$@")
 }
 
 kernels=$(./scripts/kernels.sh)
@@ -85,6 +106,15 @@ for k in $kernels; do
 	# installs it in the VM and loads it with modprobe)
 	./scripts/dkms-build.sh "$k" >"build/dkms-$k.log" 2>&1
 	result "DKMS package builds on $k" $?
+	# the integration tests in two batches, not a boot each (a boot
+	# costs about 20 s, 40 boots a quarter of the suite): those that
+	# toggle hooks in code both vCPUs run all the time on one host
+	# thread (tcg-single.txt), with the races (3-4 minutes, without the
+	# CPU hotplug of the debug tier's runs, which once made these kernels
+	# warn on their own: tests/vm/README.md, "Fuzzing and races";
+	# t_hotplug covers MAGNET under hotplug), the others multi-threaded
+	multi=()
+	single=()
 	for t in tests/vm/t_*.sh; do
 		name=$(basename "$t" .sh)
 		# a locked-down boot of a kernel that trusts the modules' key:
@@ -93,9 +123,13 @@ for k in $kernels; do
 		# the installed Debian packages' test: scripts/deb-test.sh
 		# installs them on the machine first (docs/INSTALL.md)
 		[ "$name" = t_deb ] && continue
-		vm_test "$k" "$t"
-		result "$k $name" $?
+		# last: it installs the DKMS package in the guest
+		[ "$name" = t_dkms ] && continue
+		if tcg_single "$name"; then single+=("$name"); else multi+=("$name"); fi
 	done
+	vm_batch "$k" batch "${MAGNET_VM_QEMU_OPTS:-}" "${multi[@]}" t_dkms
+	MAGNET_RACE_HOTPLUG_S=0 vm_batch "$k" batch-tcg-single \
+		"${MAGNET_VM_QEMU_OPTS:-"-accel tcg,thread=single"}" "${single[@]}" races
 	# a kernel without debugfs (many production kernels): magnetfs alone
 	MAGNET_VM_APPEND=debugfs=off ./scripts/vm-run.sh \
 		-o "build/vm-results/$k/t_magnetfs-debugfs-off" "$k" tests/vm/t_magnetfs.sh
@@ -107,14 +141,6 @@ for k in $kernels; do
 	# shows (tests/vm/README.md, "Text patching under TCG")
 	./scripts/vm-run.sh -c 1 "$k" tests/vm/fuzz.sh
 	result "$k fuzz" $?
-	# the races (snapshot and probe enable against deletion and rmmod,
-	# reads in flight, 5 load/unload cycles under traffic with readers
-	# blocked), 3-4 minutes; without the CPU hotplug of the debug tier's
-	# runs (scripts/debug-tier.sh), which once made these kernels warn on
-	# their own (tests/vm/README.md, "Fuzzing and races"); t_hotplug
-	# covers MAGNET under hotplug
-	MAGNET_RACE_HOTPLUG_S=0 vm_test "$k" tests/vm/races.sh
-	result "$k races" $?
 done
 
 # The newest PREEMPT_RT kernel, unless booted above for the whole suite:
@@ -146,8 +172,9 @@ if [ $fail -gt 0 ]; then
 	for f in "${failed[@]}"; do
 		echo "failed: $f"
 		read -r k t extra <<<"$f"
-		log=build/vm-results/$k/$t/output.log
-		[ -z "$extra" ] && [ -n "$t" ] && [ -f "$log" ] &&
+		# a boot of its own or its batch's (the newest)
+		log=$(ls -t build/vm-results/"$k"/{,batch*/boot-*/}"$t"/output.log 2>/dev/null | head -n 1)
+		[ -z "$extra" ] && [ -n "$t" ] && [ -n "$log" ] &&
 			grep -E -A2 '^not ok|^Bail out|exit [0-9]+, [0-9]+s' "$log" | head -n 24 | sed 's/^/    /'
 	done
 fi

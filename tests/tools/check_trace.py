@@ -683,7 +683,7 @@ def run_checks(trace, args):
         # device packets: the stack's reshaping must add up.
         ip = [r for r in events if r.name == "ip_send" and r.abstract_id == args.ino and r.net]
         dev = [r for r in events if r.name == "dev_send" and r.abstract_id == args.ino]
-        if ip and dev:
+        if ip or dev:   # one without the other is a layer lost
             segs = sum(wire_segments(r.net) for r in ip)
             tap.result(segs == len(dev),
                        "ip_send of ino %d: %d packets = %d segments, dev_send: %d packets" %

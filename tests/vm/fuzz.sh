@@ -75,7 +75,7 @@ bg_wait rec 30 >/dev/null
 # the fuzzer's objects go with the module; everything must be releasable
 for k in fzk0 fzk1; do magnetctl probe del $k >/dev/null 2>&1; done
 for s in fz0 fz1 fz2 fzow fzlive; do magnetctl stream delete $s >/dev/null 2>&1; done
-check_eq "no stream left" "" "$(magnetctl stream list 2>&1 | grep -E 'fz' || true)"
+check_eq "no stream left" 0 "$(list_count stream '^fz')"
 check "the modules unload after the fuzzer" magnet_unload
 
 if [ -w "$KML" ]; then

@@ -499,15 +499,68 @@ magnet_unload() {
 	return $rc
 }
 
+# refused_eacces DESC CMD...: an assertion that CMD fails for lack of
+# permission (its error says "Permission denied": EACCES or EPERM's text
+# from the tools), not for any other reason, and neither hangs (10 s) nor
+# succeeds
+refused_eacces() {
+	local desc=$1 out rc
+
+	shift
+	out=$(timeout 10 "$@" 2>&1 >/dev/null </dev/null)
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "Permission denied" <<<"$out"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $rc: $out"
+	fi
+}
+
 # magnetctl ARGS...: run the built magnetctl.
 magnetctl() {
 	"$MAGNETCTL" "$@"
 }
 
 # dump_count TRACE EVENT: records of EVENT in TRACE, by the event column of
-# "magnetctl dump" (the EVENTDEF line that names EVENT is not one of them)
+# "magnetctl dump" (the EVENTDEF line that names EVENT is not one of them).
+# A dump that fails (a damaged or cut trace) prints "dump-failed(RC): its
+# error" instead of a number, so no count read before the damage passes a
+# comparison (and the failing check shows the error).
 dump_count() {
-	"$MAGNETCTL" dump --no-header "$1" 2>/dev/null | awk -F'\t' -v e="$2" '$4 == e' | wc -l
+	local out rc err
+
+	err=$(mktemp)
+	out=$("$MAGNETCTL" dump --no-header "$1" 2>"$err" | awk -F'\t' -v e="$2" '$4 == e' | wc -l;
+		exit "${PIPESTATUS[0]}")
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "dump-failed($rc): $(head -c 200 "$err" | tr '\n' ' ')"
+	else
+		echo "$out"
+	fi
+	rm -f "$err"
+	return $rc
+}
+
+# list_count OBJECT ERE: the objects of "magnetctl -j OBJECT list" (probe,
+# stream, synth, ...) whose name matches the extended regex ERE.  A listing
+# that fails prints "list-failed(RC): its error" instead of a number, so
+# "none left" is never read from an error.
+list_count() {
+	local out rc
+
+	out=$("$MAGNETCTL" -j "$1" list 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "list-failed($rc): $(head -c 200 <<<"$out" | tr '\n' ' ')"
+		return $rc
+	fi
+	python3 -c '
+import json, re, sys
+d = json.load(sys.stdin)
+if isinstance(d, dict):
+    d = next(v for v in d.values() if isinstance(v, list))
+print(sum(1 for o in d if re.search(sys.argv[1], o["name"])))' "$2" <<<"$out"
 }
 
 # check_trace ARGS...: run tests/tools/check_trace.py (TAP on stdout). Its

@@ -80,12 +80,17 @@ d = d["probes"] if isinstance(d, dict) else d
 print(sum(p["hits"] for p in d if p["name"] == "selftest"))'
 }
 
+# streams: the names of the streams, or "list-failed(RC)" (never "" from
+# an error: "nothing was created" compares two listings)
 streams() {
-	magnetctl -j stream list | python3 -c '
+	local out
+
+	out=$(magnetctl -j stream list 2>&1) || { echo "list-failed($?): $out"; return 1; }
+	python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 d = d["streams"] if isinstance(d, dict) else d
-print(" ".join(sorted(s["name"] for s in d)))'
+print(" ".join(sorted(s["name"] for s in d)))' <<<"$out" || echo "list-unreadable: $out"
 }
 
 # load_st COUNT [PERIOD_US]: (re)load magnet_selftest with COUNT events per
@@ -163,7 +168,7 @@ check "load magnet_selftest (count=$COUNT per CPU)" load_st $COUNT
 _magnet_loaded+=(magnet_selftest)
 
 # ---- bad input ---------------------------------------------------------
-before=$(streams)
+before=$(streams) || not_ok "list the streams" "$before"
 expect_fail "bad sub-buffer size refused for a global stream" 2 "sub-buffer size 5000" \
 	magnetctl stream create bad global subbuf-size 5000
 expect_fail "unknown mode keyword is a usage error" 1 "unexpected argument 'ring'" \
@@ -298,7 +303,7 @@ check "stream delete g" magnetctl stream delete g
 # records are in time order, the accounting is exact; what carries
 # CLOCK_MONOTONIC times (synthesizers, correlators, application events) is
 # refused with the reason
-before=$(streams)
+before=$(streams) || not_ok "list the streams" "$before"
 expect_fail "an unknown clock is a usage error naming it" 1 "bad clock 'tsc'" \
 	magnetctl stream create bad clock tsc
 genl_fail "clock 3 refused by the policy" "errno=34" \

@@ -33,14 +33,19 @@ CHAIN="udp_send|tcp_send,ip_send,dev_send,sock_send"
 # the receive path: dev_recv and ip_recv carry the receiving socket's ID
 RXCHAIN="dev_recv,ip_recv,udp_recv|tcp_recv,sock_recv"
 
-jget() {	# jget JSON KEY: a top-level (or first-object) value
+# jget JSON KEY: a top-level (or first-object) value; "no-KEY" when JSON
+# has none (two missing values never compare equal)
+jget() {
 	python3 -c '
 import json, sys
-d = json.loads(sys.argv[1])
-if isinstance(d, list): d = d[0]
-for k in ("corr", "stream"):
-    if isinstance(d, dict) and k in d and isinstance(d[k], dict): d = d[k]
-print(d[sys.argv[2]])' "$1" "$2"
+try:
+    d = json.loads(sys.argv[1])
+    if isinstance(d, list): d = d[0]
+    for k in ("corr", "stream"):
+        if isinstance(d, dict) and k in d and isinstance(d[k], dict): d = d[k]
+    print(d[sys.argv[2]])
+except Exception as e:
+    print("no-%s(%s)" % (sys.argv[2], type(e).__name__))' "$1" "$2"
 }
 
 # --- 1. hooks for the correlator alone; the kernel reader's accounting --

@@ -77,6 +77,12 @@ case $msg in *"MAGNET's core"*) ok "with a message: $msg" ;; *) not_ok "message 
 KE=/sys/kernel/tracing/kprobe_events
 [ -w "$KE" ] || KE=/sys/kernel/debug/tracing/kprobe_events
 if [ -w "$KE" ]; then
+	# refused because the kernel's kprobe blacklist has it, not because
+	# there is no such function
+	BL=/sys/kernel/debug/kprobes/blacklist
+	check "__magnet_ring_reserve is a function of the loaded module" \
+		grep -q " __magnet_ring_reserve\b" /proc/kallsyms
+	check "the kernel's kprobe blacklist lists it" grep -q "\b__magnet_ring_reserve\b" "$BL"
 	if echo 'p:magnet_ring_probe __magnet_ring_reserve' >>"$KE" 2>/dev/null; then
 		echo '-:magnet_ring_probe' >>"$KE"
 		not_ok "tracefs kprobe_events refuses __magnet_ring_reserve (NOKPROBE_SYMBOL)"
@@ -89,7 +95,7 @@ fi
 msg=$(magnetctl probe del no_such_probe 2>&1)
 check_eq "deleting an unknown run-time kprobe is refused (exit 5)" 5 $?
 case $msg in *"no run-time kprobe"*) ok "with a message: $msg" ;; *) not_ok "message" "$msg" ;; esac
-n=$(magnetctl -j probe list | grep -c '"bad')
+n=$(list_count probe '^bad')
 check_eq "no probe left behind by the refusals" 0 "$n"
 
 check "stream create kp" magnetctl stream create kp subbuf-size 1M subbuf-count 4
@@ -138,7 +144,7 @@ bg rec2 "$MAGNETCTL" record kp -o "$R/kp2.trace"
 sleep 0.3
 "$MAGNET_TOOLS/proc_load" write 5 100 >/dev/null
 check "probe del kp_write while enabled and recording" magnetctl probe del kp_write
-n=$(magnetctl -j probe list | grep -c kp_write)
+n=$(list_count probe '^kp_write$')
 check_eq "it is gone from the probe list" 0 "$n"
 check "the name can be used again" magnetctl probe add kp_write kprobe ksys_write args 2
 check "and deleted again" magnetctl probe del kp_write

@@ -125,7 +125,7 @@ if [ "$mode" = confidentiality ]; then
 	[ $rc -eq 6 ] && grep -q 'locked down' <<<"$out" &&
 		ok "a run-time kprobe is refused with the reason: $out" ||
 		not_ok "a run-time kprobe is refused with the reason (exit 6)" "exit $rc: $out"
-	check_eq "no probe kp_lock" "" "$(magnetctl probe list 2>&1 | grep -w kp_lock)"
+	check_eq "no probe kp_lock" 0 "$(list_count probe '^kp_lock$')"
 else
 	[ $rc -eq 0 ] && grep -q 'probe kp_lock: event ID' <<<"$out" &&
 		ok "a run-time kprobe is allowed under integrity (as kprobe_events): $out" ||

@@ -148,7 +148,7 @@ check "enable sched_switch again" magnetctl probe enable sched_switch stream sch
 bg rec2 "$MAGNETCTL" record sched -o "$R/sched2.trace"
 sleep 0.5
 check "rmmod magnet_sched while recording" rmmod magnet_sched
-n=$(magnetctl -j probe list | grep -c sched_switch)
+n=$(list_count probe '^sched_switch$')
 check_eq "its probes are gone" 0 "$n"
 check "insmod magnet_sched while recording" insmod "$MAGNET_MODDIR/magnet_sched.ko"
 check "enable the new sched_switch into the same stream" magnetctl probe enable sched_switch sched_fork stream sched

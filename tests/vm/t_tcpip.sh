@@ -53,6 +53,9 @@ out = []
 def ok(cond, what, why=""):
     out.append(("ok" if cond else "not ok") + " - " + what + ("" if cond else " # " + why))
 def ev(n): return [r for r in recs if r["name"] == n]
+# every check below that names a socket needs its inode: 0 matches nothing
+ok(sino > 0 and rino > 0, "the sender and the receiver printed their sockets' inodes",
+   "sender %d, receiver %d" % (sino, rino))
 lost = sum(r["lost"]["count"] for r in recs if r["name"] == "LOST")
 ok(lost == 0, "no events lost", "lost=%d" % lost)
 tx = [r for r in ev("tcp_state_tx") if r["abstract_id"] == sino]
