@@ -211,8 +211,12 @@ def perturb_ratios(kv, g):
 
 
 # paired ratios that do not involve the baseline: MAGNET against the
-# kernel's own tracer on the same four hooks, repetition by repetition
+# other recording tracers in the run and the kernel's own tracer on the
+# same four hooks, repetition by repetition
 PEER_PAIRS = [
+    ("m4", "lttngctx", "MAGNET vs. LTTng, 4 events of 48 bytes per datagram to a file each"),
+    ("m4", "tcpdump", "MAGNET's 4 events to a file vs. tcpdump's one 96-byte capture per packet"),
+    ("m4local", "lttngctx", "the same with MAGNET's stream on the local clock (an option) vs. LTTng"),
     ("m4fr", "ftrace", "4 events into MAGNET's ring vs. into ftrace's, neither read"),
     ("m4drop", "ftraceoff", "MAGNET's hooks and filter refusal vs. the bare hooks"),
     ("m4fr", "ftraceoff", "MAGNET recording 4 events vs. the bare hooks"),
@@ -240,8 +244,9 @@ def peer_table(kv, g):
           for num, den, what, r, lo, hi, n in peer_ratios(kv, g)]
     if not md:
         return []
-    return ["\nThe same repetitions paired against the kernel's tracer on the same hooks (no baseline "
-            "in these ratios, so they stand even where the A/A control fails):\n",
+    return ["\nThe same repetitions paired against the other recording tracers and the kernel's tracer "
+            "on the same hooks (no baseline in these ratios, so they stand even where the A/A control "
+            "fails):\n",
             "| ratio of goodputs | what it compares | pairs | median | bootstrap 5th percentile (...95th) |",
             "| --- | --- | --- | --- | --- |"] + md
 
@@ -897,7 +902,7 @@ def perturb_findings(kv, pr):
     parts = ["%s/%s %.2f%s" % (num, den, r, "" if lo != lo else " (≥ %.2f)" % lo)
              for num, den, _, r, lo, _, _ in peer_ratios(kv, pr)]
     if parts:
-        lines.append("against the kernel's tracer on the same hooks, paired by repetition: " + ", ".join(parts))
+        lines.append("against the other recording tracers and the kernel's tracer on the same hooks, paired by repetition: " + ", ".join(parts))
     kw_base = med([cpu_pct(r, "kworker_ns") for r in pr[("none",)]])
     parts = []
     for c in ["m4", "m4eager", "tcpdump", "bpftrace", "lttng", "lttngctx"]:
