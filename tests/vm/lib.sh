@@ -503,29 +503,19 @@ magnet_unload() {
 # permission (its error says "Permission denied": EACCES or EPERM's text
 # from the tools), not for any other reason, and neither hangs (10 s) nor
 # succeeds
+_refused_n=0
 refused_eacces() {
-	local desc=$1 err out rc p i
+	local desc=$1 name rc out
 
 	shift
-	err=$(mktemp)
-	# CMD may be a shell function (a test's "nobody" wrapper): no timeout(1)
-	"$@" >/dev/null 2>"$err" </dev/null &
-	p=$!
-	for i in $(seq 1 100); do
-		kill -0 "$p" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$p" 2>/dev/null; then
-		pkill -KILL -P "$p"
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-		rc=124
-	else
-		wait "$p"
-		rc=$?
-	fi
-	out=$(head -c 300 "$err")
-	rm -f "$err"
+	# a bg job, not timeout(1): CMD may be a shell function (a test's
+	# "nobody" wrapper)
+	_refused_n=$((_refused_n + 1))
+	name=refused$_refused_n
+	bg "$name" "$@" </dev/null
+	bg_wait "$name" 10
+	rc=$?
+	out=$(head -c 300 "$(out "$name")")
 	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "Permission denied" <<<"$out"; then
 		ok "$desc"
 	else
