@@ -57,7 +57,15 @@ struct magnet_corr {
 };
 
 static LIST_HEAD(magnet_corrs);
+/*
+ * All correlators (read locklessly by the tick), and those of netlink,
+ * which MAGNET_CORRS_MAX bounds.  The internal ones (sockstat's two,
+ * made by an unprivileged watch) have their own small budget: they
+ * never take a place of root's, nor root's correlators theirs.
+ */
 static unsigned int magnet_nr_corrs;
+static unsigned int magnet_nr_user_corrs;
+#define MAGNET_CORRS_INTERNAL_MAX	4
 static u32 magnet_corr_next_id = 1;
 
 /* ---- running ---------------------------------------------------------- */
@@ -151,6 +159,8 @@ static void corr_destroy(struct magnet_corr *c)
 	mcc_flush(&c->m, MAGNET_CORR_F_FLUSH);
 	list_del(&c->node);
 	WRITE_ONCE(magnet_nr_corrs, magnet_nr_corrs - 1);
+	if (!c->kemit)
+		magnet_nr_user_corrs--;
 	corr_free(c);
 }
 
@@ -223,9 +233,11 @@ struct magnet_corr *magnet_corr_kernel_new(const char *name,
 	int err;
 
 	lockdep_assert_held(&magnet_db.lock);
-	if (nsteps < MAGNET_CORR_STEPS_MIN || nsteps > MAGNET_CORR_STEPS_MAX)
+	/* @emit: what makes it internal (kemit), counted apart */
+	if (nsteps < MAGNET_CORR_STEPS_MIN || nsteps > MAGNET_CORR_STEPS_MAX ||
+	    !emit)
 		return ERR_PTR(-EINVAL);
-	if (magnet_nr_corrs >= MAGNET_CORRS_MAX)
+	if (magnet_nr_corrs - magnet_nr_user_corrs >= MAGNET_CORRS_INTERNAL_MAX)
 		return ERR_PTR(-ENOSPC);
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
@@ -509,7 +521,7 @@ static int do_corr_new(struct genl_info *info)
 			       (char *)nla_data(na));
 		return -EEXIST;
 	}
-	if (magnet_nr_corrs >= MAGNET_CORRS_MAX) {
+	if (magnet_nr_user_corrs >= MAGNET_CORRS_MAX) {
 		magnet_set_err(info->extack, na,
 			       "too many correlators (at most %u)",
 			       MAGNET_CORRS_MAX);
@@ -580,6 +592,7 @@ static int do_corr_new(struct genl_info *info)
 	c->id = magnet_corr_next_id++;
 	list_add_tail(&c->node, &magnet_corrs);
 	WRITE_ONCE(magnet_nr_corrs, magnet_nr_corrs + 1);
+	magnet_nr_user_corrs++;
 	return 0;
 
 err_free:

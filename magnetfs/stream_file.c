@@ -83,7 +83,7 @@ struct magnet_reader {
 	u64 min_events;
 	s64 timeout_ms;			/* 0: none */
 
-	struct list_head node;		/* s->files, s->lock */
+	struct list_head node;		/* s->files (readers only), s->lock */
 	unsigned int notify;		/* RD_NOTIFY_*, s->lock */
 	struct fasync_struct *fasync;
 	struct list_head aio;		/* pending struct magnet_aio, s->lock */
@@ -195,12 +195,20 @@ void magnetfs_forget_inode(struct inode *inode)
 	spin_unlock(&magnetfs_open_lock);
 }
 
+/*
+ * A file opened for reading joins s->files, the list every notification
+ * walks with interrupts off.  A write-only one (an app-write stream's
+ * writers, any user) has no read rule and never joins it: however many
+ * files a user opens to write, the walks cost what the readers make them
+ * (root's, a monitoring group's).  Charged to the opener's memory cgroup.
+ */
 static int magnetfs_open(struct inode *inode, struct file *f)
 {
+	bool reader = f->f_mode & FMODE_READ;
 	struct magnet_reader *rd;
 	struct magnet_stream *s;
 
-	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL_ACCOUNT);
 	if (!rd)
 		return -ENOMEM;
 	spin_lock(&magnetfs_open_lock);
@@ -217,6 +225,7 @@ static int magnetfs_open(struct inode *inode, struct file *f)
 	rd->s = s;
 	/* SYSINFO and the catalog are built by the first read (db.lock) */
 	rd->need_sysinfo = true;
+	INIT_LIST_HEAD(&rd->node);
 	INIT_LIST_HEAD(&rd->aio);
 	INIT_DELAYED_WORK(&rd->aio_work, magnetfs_aio_work);
 	spin_lock_irq(&s->lock);
@@ -228,7 +237,8 @@ static int magnetfs_open(struct inode *inode, struct file *f)
 		return -EBUSY;
 	}
 	atomic_inc(&s->readers);
-	list_add_tail(&rd->node, &s->files);
+	if (reader)
+		list_add_tail(&rd->node, &s->files);
 	spin_unlock_irq(&s->lock);
 	f->private_data = rd;
 	return stream_open(inode, f);
@@ -247,7 +257,7 @@ static int magnetfs_release(struct inode *inode, struct file *f)
 	}
 	/* AIO requests hold the file: none is pending any more */
 	spin_lock_irq(&s->lock);
-	list_del(&rd->node);
+	list_del_init(&rd->node);
 	magnetfs_arm_wake(s);
 	spin_unlock_irq(&s->lock);
 	cancel_delayed_work_sync(&rd->aio_work);
@@ -570,7 +580,14 @@ static ssize_t reader_read(struct magnet_reader *rd, char __user *ubuf,
 				return 0;
 			if (expired)
 				return -ETIMEDOUT;
-			/* another reader of the stream took the data */
+			/*
+			 * another reader of the stream took the data: wait
+			 * again, but never spin unkillably should readiness
+			 * and the read ever disagree
+			 */
+			if (!nonblock && signal_pending(current))
+				return -ERESTARTSYS;
+			cond_resched();
 		}
 		if (nonblock)
 			return -EAGAIN;
@@ -668,8 +685,12 @@ static void magnetfs_aio_work(struct work_struct *work)
 		}
 		/* only this work takes requests off the list but cancel marks them */
 		ret = magnet_aio_read(rd, io, expired);
-		if (ret == -EIOCBQUEUED)
-			continue;
+		if (ret == -EIOCBQUEUED) {
+			/* another reader took the data: wait on, at most a tick */
+			reader_arm(rd, RD_NOTIFY_AIO);
+			mod_delayed_work(system_wq, &rd->aio_work, 1);
+			return;
+		}
 		spin_lock_irq(&s->lock);
 		list_del(&io->node);
 		spin_unlock_irq(&s->lock);
@@ -678,18 +699,23 @@ static void magnetfs_aio_work(struct work_struct *work)
 	}
 }
 
-/* io_cancel() and process exit, under the aio context's lock. */
+/*
+ * io_cancel() and process exit, under the aio context's lock, which keeps
+ * the request (@iocb->private) alive: its completion takes the request
+ * off the context's list under that lock before the work frees it.  The
+ * request may not be on rd->aio yet (the cancel came between
+ * kiocb_set_cancel_fn() and the queueing): marked, the work completes it
+ * as soon as it is, so no cancel that io_cancel() reports is lost.
+ */
 static int magnetfs_aio_cancel(struct kiocb *iocb)
 {
 	struct magnet_reader *rd = iocb->ki_filp->private_data;
+	struct magnet_aio *io = iocb->private;
 	struct magnet_stream *s = rd->s;
-	struct magnet_aio *io;
 	unsigned long flags;
 
 	spin_lock_irqsave(&s->lock, flags);
-	list_for_each_entry(io, &rd->aio, node)
-		if (io->iocb == iocb)
-			io->cancelled = true;
+	io->cancelled = true;
 	spin_unlock_irqrestore(&s->lock, flags);
 	mod_delayed_work(system_wq, &rd->aio_work, 0);
 	return 0;
@@ -742,7 +768,8 @@ static ssize_t magnetfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		io->timed = true;
 		io->deadline = jiffies + msecs_to_jiffies(ms);
 	}
-	/* before queueing: a cancel may come at once */
+	/* before queueing: a cancel may come at once, and finds @io here */
+	iocb->private = io;
 	kiocb_set_cancel_fn(iocb, magnetfs_aio_cancel);
 	spin_lock_irq(&s->lock);
 	list_add_tail(&io->node, &rd->aio);
@@ -932,6 +959,9 @@ static __poll_t magnetfs_poll(struct file *f, struct poll_table_struct *pt)
 	struct magnet_stream *s = rd->s;
 	__poll_t mask = 0;
 
+	/* a writer: write() never blocks (a full ring drops, counted) */
+	if (!(f->f_mode & FMODE_READ))
+		return EPOLLOUT | EPOLLWRNORM;
 	poll_wait(f, &s->wq, pt);
 	reader_arm(rd, RD_NOTIFY_WAIT);
 	if (READ_ONCE(s->dead))
@@ -946,7 +976,8 @@ static int magnetfs_fasync(int fd, struct file *f, int on)
 	struct magnet_reader *rd = f->private_data;
 	int ret = fasync_helper(fd, f, on, &rd->fasync);
 
-	if (ret < 0 || !on)
+	/* SIGIO says the read rule is met: nothing for a writer */
+	if (ret < 0 || !on || !(f->f_mode & FMODE_READ))
 		return ret;
 	reader_arm(rd, RD_NOTIFY_ASYNC);
 	/* readable already: say so now */

@@ -391,7 +391,7 @@ int magnet_ring_hold(struct magnet_ring *r, bool partial,
 	/* a closed one counted its events at the switch */
 	sp->events = sp->closed ? ring_sb(r, r->rseq)->events - r->revents :
 		     ring_count_events(r, r->rseq, r->roff, limit);
-	r->held = true;
+	WRITE_ONCE(r->held, true);
 	r->held_end = limit;
 	r->held_events = sp->events;
 	return 0;
@@ -407,14 +407,14 @@ void magnet_ring_put(struct magnet_ring *r)
 	r->read += r->held_events;
 	r->revents += r->held_events;
 	r->roff = r->held_end;
-	r->held = false;
+	WRITE_ONCE(r->held, false);
 	/* release: a drained closed sub-buffer goes back to the writer */
 	ring_advance(r, wseq);
 }
 
 void magnet_ring_unhold(struct magnet_ring *r)
 {
-	r->held = false;
+	WRITE_ONCE(r->held, false);
 }
 
 u64 magnet_ring_fill(struct magnet_ring *r)

@@ -107,7 +107,10 @@ struct magnet_ring {
 	bool wake_armed;
 	struct irq_work wake;
 
-	/* a sub-buffer consumer holds [roff, held_end) of rseq: read mutex */
+	/*
+	 * a sub-buffer consumer holds [roff, held_end) of rseq: read
+	 * mutex; @held is also read without it (magnet_rings_avail())
+	 */
 	bool held;
 	unsigned long held_end;
 	u64 held_events;

@@ -219,7 +219,11 @@ void magnet_rings_stats(struct magnet_rings *rs,
 /*
  * Bytes (all records) and probe events written and not yet read, from the
  * per-ring counters: cheap, and racy by at most the records being
- * committed on other CPUs right now.
+ * committed on other CPUs right now.  A ring a span consumer holds
+ * counts for nothing: read() skips it (magnet_ring_read()), so its data
+ * must not make a rule met that no read can serve, or a blocked reader
+ * would find the stream ready and its read empty again and again, a
+ * spin in the kernel, until the span is put back.
  */
 u64 magnet_rings_avail(struct magnet_rings *rs, u64 *events)
 {
@@ -230,6 +234,9 @@ u64 magnet_rings_avail(struct magnet_rings *rs, u64 *events)
 	magnet_rings_for_each(rs, cpu, r) {
 		u64 w = READ_ONCE(r->written);
 		u64 rd = READ_ONCE(r->read) + READ_ONCE(r->overwritten);
+
+		if (READ_ONCE(r->held))
+			continue;
 
 		bytes += magnet_ring_fill(r);
 		ev += w > rd ? w - rd : 0;

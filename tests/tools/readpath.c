@@ -9,7 +9,8 @@
  * test enables the udp_send probe (one 48-byte record per datagram) into
  * the stream and nothing else.  Subtests: watermark timeout timeout-empty
  * min-events nonblock poll epoll sigio aio aio-timeout aio-cancel
- * aio-hang aio-eof uring uring-hang uring-hang-async uring-eof badinput.  Each prints key=value measurements,
+ * aio-hang aio-eof uring uring-hang uring-hang-async uring-eof badinput
+ * held-span aio-cancel-race.  Each prints key=value measurements,
  * "ok" or "FAIL: why" and exits 0 (pass), 1 (fail) or 2 (broken setup).
  * Timing assertions are generous lower bounds (a read did wait), never
  * performance assertions.
@@ -18,7 +19,10 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -266,6 +270,104 @@ static void t_poll(int use_epoll)
 		close(ep);
 }
 
+static double cpu_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+#define HOLD_S	6
+
+/*
+ * Another file holds a span of the only ring with data: read() skips a
+ * held ring, so that data must not make this file's rule met.  poll()
+ * says not readable, a read with a 1 s timeout sleeps and times out
+ * (it once spun in the kernel, unkillable, until the span was put back),
+ * and once the span is put the stream reads as usual.
+ */
+static void t_held_span(void)
+{
+	static char meta[64 * 1024];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned long long held = 0;
+	double t, c;
+	int pfd[2], pr, i;
+	cpu_set_t one;
+	char line[64];
+	ssize_t n;
+	pid_t h;
+
+	/* every event of this test in CPU 0's ring */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		die("sched_setaffinity:");
+	gen_wait(gen(5, 0, 0));
+	if (pipe(pfd))
+		die("pipe:");
+	h = fork();
+	if (h < 0)
+		die("fork:");
+	if (!h) {
+		struct magnet_span sp;
+		int hfd = open(path, O_RDONLY);
+
+		if (hfd < 0)
+			_exit(2);
+		/* its pending metadata first, then the span */
+		for (i = 0; i < 4; i++) {
+			memset(&sp, 0, sizeof(sp));
+			sp.flags = MAGNET_SPAN_PARTIAL;
+			sp.meta_buf = (uintptr_t)meta;
+			sp.meta_len = sizeof(meta);
+			if (ioctl(hfd, MAGNET_IOC_GET_SPAN, &sp)) {
+				dprintf(pfd[1], "get: %s\n", strerror(errno));
+				_exit(2);
+			}
+			if (sp.len)
+				break;
+		}
+		dprintf(pfd[1], "%llu\n", (unsigned long long)sp.events);
+		sleep(HOLD_S);
+		ioctl(hfd, MAGNET_IOC_PUT_SPAN);
+		_exit(0);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], line, sizeof(line) - 1);
+	line[n > 0 ? n : 0] = 0;
+	if (sscanf(line, "%llu", &held) != 1)
+		die("the holder: %s", line);
+	rule(0, 1000, 0);
+	pr = poll(&p, 1, 500);
+	c = cpu_ms();
+	t = now_ms();
+	n = read(fd, buf, sizeof(buf));
+	t = now_ms() - t;
+	c = cpu_ms() - c;
+	printf("held_events=%llu poll=%d ret=%zd errno=%d waited_ms=%.0f cpu_ms=%.0f\n",
+	       held, pr, n, n < 0 ? errno : 0, t, c);
+	if (held != 5)
+		fail("the other file holds %llu events, want the 5 sent", held);
+	if (pr != 0)
+		fail("poll says readable (%d) while all there is lies in a span another file holds", pr);
+	if (n != -1 || errno != ETIMEDOUT)
+		fail("want ETIMEDOUT while the span is held, got %zd (%s)", n, n < 0 ? strerror(errno) : "data");
+	else if (t > (HOLD_S - 2) * 1000)
+		fail("the read took %.0f ms: it waited for the span's put, not its 1000 ms timeout", t);
+	if (c > t / 2)
+		fail("the read spun: %.0f ms of CPU in %.0f ms", c, t);
+	waitpid(h, NULL, 0);
+	/* put back: consumed by the holder; new events read as usual */
+	gen_wait(gen(3, 0, 0));
+	n = read(fd, buf, sizeof(buf));
+	printf("after_put: ret=%zd events=%lu\n", n, n > 0 ? events_in(buf, n) : 0);
+	if (n <= 0 || events_in(buf, n) != 3)
+		fail("after the put: want the 3 new events, got %zd bytes", n);
+}
+
 static void t_sigio(void)
 {
 	int sig = SIGRTMIN + 1;
@@ -416,6 +518,73 @@ static void t_aio_cancel(void)
 	if (n != 2 || (long)ev[0].res != -ECANCELED || (long)ev[1].res != -ECANCELED)
 		fail("want two completions with -ECANCELED");
 	io_destroy(ctx);
+}
+
+/*
+ * io_cancel() racing with io_submit(): a thread cancels the one read in
+ * flight over and over while the main thread submits it again each time
+ * it completes.  A cancel that lands between the request's cancel
+ * callback being set and its queueing once found nothing to mark and was
+ * lost: io_cancel() said EINPROGRESS, the read never completed, and the
+ * process's exit would wait for it for good.  Every read must complete
+ * with ECANCELED within 5 s.
+ */
+static io_context_t race_ctx;
+static struct iocb race_cb;
+static volatile int race_stop;
+static unsigned long race_started;
+
+static void *race_canceller(void *arg)
+{
+	struct io_event ev;
+
+	(void)arg;
+	while (!race_stop)
+		if (io_cancel(race_ctx, &race_cb, &ev) == -EINPROGRESS)
+			race_started++;
+	return NULL;
+}
+
+static void t_aio_cancel_race(void)
+{
+	struct timespec ts = { 5, 0 };
+	struct iocb *p = &race_cb;
+	unsigned long i, bad = 0;
+	struct io_event ev;
+	double t0 = now_ms();
+	pthread_t th;
+	int n = 1;
+
+	race_ctx = aio_ctx();
+	rule(32 * 1024, 0, 0);
+	if (pthread_create(&th, NULL, race_canceller, NULL))
+		die("pthread_create");
+	for (i = 0; i < 20000 && now_ms() - t0 < 15000; i++) {
+		io_prep_pread(&race_cb, fd, abuf[0], BUF, 0);
+		if (io_submit(race_ctx, 1, &p) != 1) {
+			fail("io_submit %lu", i);
+			break;
+		}
+		n = io_getevents(race_ctx, 1, 1, &ev, &ts);
+		if (n != 1) {
+			fail("read %lu: no completion 5 s after its cancel (a lost cancel)", i);
+			break;
+		}
+		if ((long)ev.res != -ECANCELED)
+			bad++;
+	}
+	race_stop = 1;
+	pthread_join(th, NULL);
+	printf("reads=%lu cancels_started=%lu not_ecanceled=%lu\n", i, race_started, bad);
+	if (bad)
+		fail("%lu reads completed otherwise than with ECANCELED", bad);
+	if (n != 1) {
+		/* complete the lost read with data, or the exit waits for it */
+		rule(0, 0, 0);
+		gen_wait(gen(1, 0, 0));
+		io_getevents(race_ctx, 1, 1, &ev, &ts);
+	}
+	io_destroy(race_ctx);
 }
 
 /* Reads in flight, then wait to be killed (the test kills us). */
@@ -715,6 +884,7 @@ static const struct {
 	{ "aio", t_aio },
 	{ "aio-timeout", t_aio_timeout },
 	{ "aio-cancel", t_aio_cancel },
+	{ "aio-cancel-race", t_aio_cancel_race },
 	{ "aio-hang", t_aio_hang },
 	{ "aio-eof", t_aio_eof },
 	{ "uring", t_uring },
@@ -723,6 +893,7 @@ static const struct {
 	{ "uring-eof", t_uring_eof },
 	{ "badinput", t_badinput },
 	{ "kicks", t_kicks },
+	{ "held-span", t_held_span },
 };
 
 static void t_poll0(void) { t_poll(0); }

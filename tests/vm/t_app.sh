@@ -119,7 +119,7 @@ check_eq "modes: closed 400, open 622, root dir searchable" "400 622 511" \
 	"$(stat -c %a $M/closed) $(stat -c %a $M/open) $(stat -c %a $M)"
 # what an app-write file grants: writing application events, nothing else
 cat >"$BIN/wronly.py" <<'PY'
-import errno, fcntl, os, sys
+import errno, fcntl, os, select, sys
 fd = os.open(sys.argv[1], os.O_WRONLY)
 for name, req in (("flush", (0xB7 << 8) | 0x02), ("put_span", (0xB7 << 8) | 0x17)):
     try:
@@ -127,11 +127,17 @@ for name, req in (("flush", (0xB7 << 8) | 0x02), ("put_span", (0xB7 << 8) | 0x17
         print(name + "=allowed")
     except OSError as e:
         print(name + "=" + errno.errorcode[e.errno])
+# a writer is always writable (a full ring drops, counted) and never readable
+p = select.poll()
+p.register(fd, select.POLLIN | select.POLLOUT)
+ev = p.poll(2000)
+print("poll=" + ("".join(n for n, b in (("in", select.POLLIN), ("out", select.POLLOUT))
+                         if ev and ev[0][1] & b) or "none"))
 PY
 chmod 644 "$BIN/wronly.py"
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups python3 "$BIN/wronly.py" "$MFS/open" 2>&1)
-check_eq "a write-only opener may not flush (an IPI per CPU) or take spans" \
-	"flush=EBADF put_span=EBADF" "$(echo $out)"
+check_eq "a write-only opener may not flush (an IPI per CPU) or take spans; poll says writable" \
+	"flush=EBADF put_span=EBADF poll=out" "$(echo $out)"
 # root without CAP_NET_ADMIN: the file is writable (CAP_DAC_OVERRIDE), the
 # stream is not open to application writes
 out=$(setpriv --bounding-set -net_admin python3 -c '

@@ -15,12 +15,14 @@
 #     sock_recv keyed by the receiving socket).
 #  3. Deleting the correlator, and the stream it writes to, while traffic
 #     flows: its last records are read, nothing lost, the recorder ends.
-#  4. Bad requests are refused with messages; rmmod with a correlator.
+#  4. Bad requests are refused with messages; root has all 16 correlators
+#     while an unprivileged watch has sockstat's internal ones; rmmod with
+#     a correlator.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
 need_magnet
-need_tools
+need_tools tcp_sender tcp_sink udp_flood udp_sink sock_client
 dmesg_mark
 
 netns_setup || bail_out "network namespaces"
@@ -258,6 +260,39 @@ refuse "del of an unknown correlator" "no correlator named 'zz'" del zz
 refuse "missing window (CLI)" "missing window" add x chain udp_send,ip_send stream bad
 check_eq "exit code 2 when the kernel refuses" 2 "$(magnetctl correlate add x chain udp_send window 1ms stream bad >/dev/null 2>&1; echo $?)"
 check_eq "exit code 1 on a usage error" 1 "$(magnetctl correlate add x chain udp_send >/dev/null 2>&1; echo $?)"
+
+# --- 4b. the 16 correlators are root's alone ----------------------------
+# An unprivileged watch of a socket makes sockstat's two internal
+# correlators (docs/SOCKSTAT.md); they take none of root's 16 places.
+# ip_recv's consumers (status file): one more for .sockstat_rx's tap.
+ip_recv_users() {
+	awk '$2 == "ip_recv" { print $NF }' /sys/kernel/debug/magnet/status
+}
+u0=$(ip_recv_users)
+bg watcher setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$MAGNET_TOOLS/sock_client" recv -t 60 5031 1
+if wait_line "$(out watcher)" '^ready' 20; then
+	ok "an unprivileged process watches its socket"
+else
+	not_ok "an unprivileged process watches its socket" "$(cat "$(out watcher)")"
+fi
+check_eq "the watch made the receive correlator: ip_recv has one consumer more" \
+	"$((u0 + 1))" "$(ip_recv_users)"
+have=$(magnetctl -j correlate list | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+made=0
+for ((i = have + 1; i <= 16; i++)); do
+	magnetctl correlate add "q$i" chain udp_send,ip_send window 1ms stream bad \
+		>>"$R/quota.out" 2>&1 && made=$((made + 1))
+done
+check_eq "root makes all 16 correlators beside the watch's internal ones ($have there)" \
+	"$((16 - have))" "$made"
+refuse "a 17th correlator" "too many correlators \(at most 16\)" \
+	add q17 chain udp_send,ip_send window 1ms stream bad
+for ((i = have + 1; i <= 16; i++)); do
+	magnetctl correlate del "q$i" >/dev/null 2>&1
+done
+kill "${BG_PID[watcher]}" 2>/dev/null
+bg_wait watcher 10
 
 # --- rmmod with a correlator present ----------------------------------
 check "correlate add last (taps points of magnet_net)" \

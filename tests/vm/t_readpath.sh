@@ -6,9 +6,10 @@
 # nothing), the minimum event count, O_NONBLOCK, poll and epoll readiness by
 # the rule, SIGIO with si_fd (F_SETSIG), libaio completion, timeout and
 # io_cancel, a process killed with reads in flight, reads in flight while
-# the stream is deleted, an io_uring read, fio as a third-party libaio
+# the stream is deleted, io_cancel racing io_submit, an io_uring read, fio as a third-party libaio
 # client, libmagnet's read(), libaio and io_uring readers draining a
-# stream to its end with exact accounting, and bad input.  Events: the udp_send probe, fed by datagrams that
+# stream to its end with exact accounting, a span another file holds (it
+# meets no reader's rule: the reader sleeps to its timeout), and bad input.  Events: the udp_send probe, fed by datagrams that
 # tests/tools/readpath sends to 127.0.0.1:9.  Timing checks are generous
 # lower bounds only.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -49,8 +50,10 @@ rp sigio "SIGIO by the rule, F_SETSIG signal with si_fd"
 rp aio "libaio: io_submit returns at once, reads complete by the rule"
 rp aio-timeout "libaio: timeout completes a read with ETIMEDOUT"
 rp aio-cancel "libaio: io_cancel completes reads with ECANCELED"
+rp aio-cancel-race "libaio: io_cancel racing io_submit, every read completes with ECANCELED (no lost cancel)"
 rp uring "io_uring read completes by the rule"
 rp badinput "bad input: ENOTTY, EINVAL for watermark, timeout, minimum count"
+rp held-span "data in a span another file holds meets no rule: poll not readable, a read sleeps to its timeout (no spin)"
 rp kicks "deferred wake-ups with and without a watermark (measured)"
 
 # kill_in_flight MODE READY DESC: readpath MODE submits reads nobody
