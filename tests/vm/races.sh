@@ -28,6 +28,9 @@
 #	                    0: no hotplug, as scripts/test.sh runs it)
 #	MAGNET_RACE_CYCLES  load/unload cycles (default 5; 100 by hand:
 #	                    MAGNET_RACE_CYCLES=100 scripts/vm-run.sh -t 7200 ...)
+#	MAGNET_RACE_OP_S    seconds after which one control operation counts as
+#	                    hung (default 30; scripts/debug-tier.sh: 120, where
+#	                    a loaded host runs the debug kernel 5x slower)
 MAGNET_MODULES="magnet magnet_net"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -40,6 +43,8 @@ RP=$MAGNET_TOOLS/readpath
 ROUNDS=${MAGNET_RACE_ROUNDS:-5}
 CYCLES=${MAGNET_RACE_CYCLES:-5}
 HP=${MAGNET_RACE_HOTPLUG_S:-3}
+# the helper scripts below (snapper.sh, toggler.sh) take it from the environment
+export OP_S=${MAGNET_RACE_OP_S:-30}
 R=$MAGNET_RESULTS
 CPU1=/sys/devices/system/cpu/cpu1/online
 plan 17
@@ -64,11 +69,11 @@ cat >"$R/snapper.sh" <<'EOF'
 # snapper.sh MAGNETCTL FILE: snapshots, freezes, resumes until the stream is gone
 m=$1 hang=0 n=0
 for i in 1 2 3 4 5 6 7 8; do
-	timeout 30 "$m" stream snapshot ow -o "$2" >/dev/null 2>&1
+	timeout "$OP_S" "$m" stream snapshot ow -o "$2" >/dev/null 2>&1
 	r1=$?
-	o=$(timeout 30 "$m" stream freeze ow 2>&1)
+	o=$(timeout "$OP_S" "$m" stream freeze ow 2>&1)
 	r2=$?
-	timeout 30 "$m" stream resume ow >/dev/null 2>&1
+	timeout "$OP_S" "$m" stream resume ow >/dev/null 2>&1
 	r3=$?
 	for r in $r1 $r2 $r3; do [ $r -eq 124 ] && hang=$((hang + 1)); done
 	n=$((n + 1))
@@ -84,7 +89,7 @@ for i in $(seq 1 "$ROUNDS"); do
 	bg snap1 sh "$R/snapper.sh" "$MAGNETCTL" "$R/ow1.trace"
 	bg snap2 sh "$R/snapper.sh" "$MAGNETCTL" "$R/ow2.trace"
 	sleep "0.$((RANDOM % 8))"
-	timeout 30 "$MAGNETCTL" stream delete ow >/dev/null 2>&1 || { diag "round $i: delete: $?"; break; }
+	timeout "$OP_S" "$MAGNETCTL" stream delete ow >/dev/null 2>&1 || { diag "round $i: delete: $?"; break; }
 	bg_wait snap1 200 || true
 	bg_wait snap2 200 || true
 	h1=$(kv "$(out snap1)" hang)
@@ -95,7 +100,7 @@ for i in $(seq 1 "$ROUNDS"); do
 	done1=$i
 done
 check_eq "snapshot vs delete: $ROUNDS rounds, no operation hung" "$ROUNDS/0" "$done1/$hangs"
-check "control answers after snapshot vs delete" timeout 30 "$MAGNETCTL" status
+check "control answers after snapshot vs delete" timeout "$OP_S" "$MAGNETCTL" status
 
 # --- 2. enable/disable vs rmmod of a probe module --------------------------
 magnetctl stream create ex subbuf-size 16K >/dev/null
@@ -104,9 +109,9 @@ record_started recex || diag "record ex: $(cat "$(out recex)")"
 cat >"$R/toggler.sh" <<'EOF'
 m=$1 hang=0
 for i in $(seq 1 30); do
-	o=$(timeout 30 "$m" probe enable example_switch stream ex 2>&1)
+	o=$(timeout "$OP_S" "$m" probe enable example_switch stream ex 2>&1)
 	r1=$?
-	timeout 30 "$m" probe disable example_switch >/dev/null 2>&1
+	timeout "$OP_S" "$m" probe disable example_switch >/dev/null 2>&1
 	r2=$?
 	for r in $r1 $r2; do [ $r -eq 124 ] && hang=$((hang + 1)); done
 	# the module is gone: the race is over
@@ -121,7 +126,7 @@ for i in $(seq 1 "$ROUNDS"); do
 	sleep "0.$((RANDOM % 8))"
 	gone=0
 	for t in $(seq 1 60); do
-		if timeout 30 rmmod magnet_example 2>/dev/null; then
+		if timeout "$OP_S" rmmod magnet_example 2>/dev/null; then
 			gone=1
 			break
 		fi
@@ -135,8 +140,8 @@ for i in $(seq 1 "$ROUNDS"); do
 	done2=$i
 done
 check_eq "enable/disable vs rmmod magnet_example: $ROUNDS rounds, no hang" "$ROUNDS/0" "$done2/$hangs"
-check "the stream ex lives on" timeout 30 "$MAGNETCTL" stream show ex
-check "stream delete ex" timeout 30 "$MAGNETCTL" stream delete ex
+check "the stream ex lives on" timeout "$OP_S" "$MAGNETCTL" stream show ex
+check "stream delete ex" timeout "$OP_S" "$MAGNETCTL" stream delete ex
 bg_wait recex 30
 check_eq "its reader ends cleanly" 0 $?
 
@@ -150,7 +155,7 @@ bg ueof "$RP" uring-eof /sys/kernel/magnet/rp
 wait_line "$(out aeof)" '^submitted=4' 20 || diag "aio-eof: $(cat "$(out aeof)")"
 wait_line "$(out ueof)" '^submitted=4' 20 || diag "uring-eof: $(cat "$(out ueof)")"
 sleep 0.5
-check "stream delete rp with libaio and io_uring reads in flight" timeout 30 "$MAGNETCTL" stream delete rp
+check "stream delete rp with libaio and io_uring reads in flight" timeout "$OP_S" "$MAGNETCTL" stream delete rp
 bg_wait aeof 40
 check_eq "every libaio read completes after the deletion" "0 4" "$? $(kv "$(out aeof)" completed)"
 bg_wait ueof 40
@@ -175,7 +180,7 @@ for t in $(seq 1 40); do
 	sleep 0.5
 done
 check_eq "their files are closed" 0 "$readers"
-check "stream delete rk" timeout 30 "$MAGNETCTL" stream delete rk
+check "stream delete rk" timeout "$OP_S" "$MAGNETCTL" stream delete rk
 check "unload after part 3" magnet_unload
 
 # --- 4. load/unload cycles under traffic with readers blocked ------------
@@ -195,15 +200,15 @@ for c in $(seq 1 "$CYCLES"); do
 	record_started crec 20 || { diag "cycle $c: record: $(cat "$(out crec)")"; break; }
 	wait_line "$(out caio)" '^submitted=' 20 || { diag "cycle $c: aio: $(cat "$(out caio)")"; break; }
 	wait_line "$(out curing)" '^submitted=' 20 || { diag "cycle $c: uring: $(cat "$(out curing)")"; break; }
-	timeout 30 "$MAGNETCTL" stream delete cy >/dev/null 2>&1 ||
+	timeout "$OP_S" "$MAGNETCTL" stream delete cy >/dev/null 2>&1 ||
 		{ diag "cycle $c: delete: $?"; break; }
 	bg_wait crec 30 || { diag "cycle $c: record: $? $(cat "$(out crec)")"; break; }
 	bg_wait caio 40 || { diag "cycle $c: aio: $? $(cat "$(out caio)")"; break; }
 	bg_wait curing 40 || { diag "cycle $c: uring: $? $(cat "$(out curing)")"; break; }
 	magnetfs_umount_all || { diag "cycle $c: umount"; break; }
-	timeout 30 rmmod magnet_net || { diag "cycle $c: rmmod magnet_net: $?"; break; }
+	timeout "$OP_S" rmmod magnet_net || { diag "cycle $c: rmmod magnet_net: $?"; break; }
 	_magnet_loaded=(magnet)
-	timeout 30 rmmod magnet || { diag "cycle $c: rmmod magnet: $?"; break; }
+	timeout "$OP_S" rmmod magnet || { diag "cycle $c: rmmod magnet: $?"; break; }
 	_magnet_loaded=()
 	cycles=$c
 done
