@@ -40,6 +40,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 export MAGNET_VM_TIMEOUT=${MAGNET_VM_TIMEOUT:-1800}
+# races.sh: a control operation slower than this has hung (a loaded host
+# runs this kernel up to 5x slower than a quiet one: 30 s did not do)
+export MAGNET_RACE_OP_S=${MAGNET_RACE_OP_S:-120}
 t0=$(date +%s)
 fails=0
 skips=0
