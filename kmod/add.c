@@ -4,9 +4,11 @@
  *
  * One irq-off section per event covers the clock read, the filters,
  * synthesizers and every ring the event goes to; it makes each per-CPU
- * ring single-writer without a lock or an atomic operation.  NMIs cannot
- * be excluded that way, so an event in NMI context is only counted as
- * lost.  Nothing here looks at readers: the ring queues a deferred wake-up
+ * ring single-writer without a lock.  NMIs cannot be excluded that way,
+ * nor probes on the kernel functions a write calls (raw_spin_unlock(),
+ * irq_work_queue()): the per-CPU write section (ring/rings.h) counts an
+ * event that begins inside another's write on the same CPU as lost.
+ * Nothing here looks at readers: the ring queues a deferred wake-up
  * (an irq_work) when it closes a sub-buffer and a reader waits, and a
  * timer of the stream does the rest (magnetfs/stream_file.c), so a probe
  * inside the scheduler cannot deadlock on a wait-queue lock and an event
@@ -62,14 +64,39 @@ notrace bool magnet_write_core(struct magnet_stream *s, u16 event,
 {
 	const u32 who[2] = { pid, tgid };
 	unsigned long flags;
-	bool ok;
+	bool ok = false;
 
 	local_irq_save(flags);
-	ok = __magnet_write(s, event, abstract_id, payload, len, 0, who);
+	if (likely(magnet_rings_enter()))
+		ok = __magnet_write(s, event, abstract_id, payload, len, 0, who);
+	else
+		magnet_rings_lost_nested(&s->rings);
+	magnet_rings_leave();
 	local_irq_restore(flags);
 	return ok;
 }
 NOKPROBE_SYMBOL(magnet_write_core);
+
+/*
+ * An event that began while another was being written on this CPU (an
+ * NMI during a write, or a probe on a kernel function the write calls:
+ * ring/rings.h, "the write section"): counted lost in the point's stream
+ * and in each in-kernel consumer's, nothing else touched.
+ */
+static __always_inline void magnet_add_nested(struct magnet_point *pt,
+					      struct magnet_stream *s)
+{
+	struct magnet_taps *t = rcu_dereference_sched(pt->taps);
+	unsigned int i;
+
+	if (s) {
+		this_cpu_inc(*pt->hits);
+		magnet_rings_lost_nested(&s->rings);
+	}
+	if (unlikely(t))
+		for (i = 0; i < t->n; i++)
+			magnet_rings_lost_nested(&t->s[i]->rings);
+}
 
 /*
  * @s is the point's stream, its default route (NULL when only in-kernel
@@ -103,6 +130,10 @@ notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 	u64 now = 0;
 
 	local_irq_save(flags);
+	if (unlikely(!magnet_rings_enter())) {
+		magnet_add_nested(pt, s);
+		goto out;
+	}
 	if (owner && abstract_id) {
 		if (in_task())
 			magnet_sock_user_note(abstract_id);
@@ -131,6 +162,8 @@ notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 		for (i = 0; i < t->n; i++)
 			magnet_write(pt, t->s[i], abstract_id, payload, len,
 				     now, &w);
+out:
+	magnet_rings_leave();
 	local_irq_restore(flags);
 }
 EXPORT_SYMBOL_GPL(__magnet_add);

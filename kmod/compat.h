@@ -10,21 +10,19 @@
 
 /*
  * Formatted extack messages: NL_SET_ERR_MSG_FMT arrived in 6.2 and caps
- * messages at 80 bytes.  We format into our own buffer on every kernel:
- * the family is not parallel_ops, so each request runs under genl_mutex
- * until its ack is built, and one static buffer is enough.  Not for
- * dumps: netlink_dump() copies a dump's message after genl_mutex is
- * dropped, so dumps use constant messages (NL_SET_ERR_MSG).
+ * messages at 80 bytes.  On every kernel the message is formatted by
+ * kmod/extack.c into a string kept once and never rewritten: the ack
+ * reads it after the handler, outside genl_mutex, while other requests
+ * run.  Not for dumps: they use constant messages (NL_SET_ERR_MSG).
  */
 #define MAGNET_EXTACK_LEN	192
-extern char magnet_extack_buf[MAGNET_EXTACK_LEN];
+const char *magnet_extack_fmt(const char *fmt, ...) __printf(1, 2);
+void magnet_extack_exit(void);
 
 #define magnet_set_err(extack, attr, fmt, args...) do {		\
 	struct netlink_ext_ack *__ext = (extack);			\
 	if (__ext) {							\
-		snprintf(magnet_extack_buf, MAGNET_EXTACK_LEN,		\
-			 fmt, ##args);					\
-		__ext->_msg = magnet_extack_buf;			\
+		__ext->_msg = magnet_extack_fmt(fmt, ##args);		\
 		NL_SET_BAD_ATTR(__ext, attr);				\
 	}								\
 } while (0)

@@ -136,13 +136,24 @@ EXPORT_SYMBOL_GPL(magnet_point_register);
  * Consumers of a point: its stream and each synthesizer reading it.  The
  * hook is attached while there is one (docs/SYNTH.md); db.lock held.
  */
-int magnet_db_point_get(struct magnet_point *pt)
+int magnet_db_point_get(struct magnet_point *pt,
+			struct netlink_ext_ack *extack)
 {
+	const char *hook = pt->desc->hook ?: "its hook";
 	int err;
 
 	lockdep_assert_held(&magnet_db.lock);
 	if (!pt->users) {
 		err = pt->desc->ops->enable(pt);
+		if (err == -EPERM)
+			/* run-time kprobes: lockdown raised since their creation */
+			magnet_set_err(extack, NULL,
+				       "probe '%s': attaching %s is not permitted: the kernel is locked down (lockdown=confidentiality refuses kprobes)",
+				       pt->desc->name, hook);
+		else if (err)
+			magnet_set_err(extack, NULL,
+				       "probe '%s': attaching %s failed (%d)",
+				       pt->desc->name, hook, err);
 		if (err)
 			return err;
 	}
@@ -196,15 +207,11 @@ int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
 	}
 	magnet_stream_get(s);
 	rcu_assign_pointer(pt->stream, s);
-	err = magnet_db_point_get(pt);
+	err = magnet_db_point_get(pt, extack);
 	if (err) {
 		RCU_INIT_POINTER(pt->stream, NULL);
 		synchronize_rcu();
 		magnet_stream_put(s);
-		magnet_set_err(extack, NULL,
-			       "probe '%s': attaching %s failed (%d)",
-			       pt->desc->name, pt->desc->hook ?: "its hook",
-			       err);
 		return err;
 	}
 	s->nr_probes++;
@@ -254,14 +261,9 @@ int magnet_db_point_tap(struct magnet_point *pt, struct magnet_stream *s,
 		magnet_set_err(extack, NULL, "out of memory");
 		return err;
 	}
-	err = magnet_db_point_get(pt);
-	if (err) {
+	err = magnet_db_point_get(pt, extack);
+	if (err)
 		point_taps_set(pt, NULL, s);
-		magnet_set_err(extack, NULL,
-			       "probe '%s': attaching %s failed (%d)",
-			       pt->desc->name, pt->desc->hook ?: "its hook",
-			       err);
-	}
 	return err;
 }
 

@@ -231,8 +231,12 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info);
 int magnet_nl_kprobe_del(struct sk_buff *skb, struct genl_info *info);
 void magnet_kprobe_teardown(void);
 
-/* db.c: consumers of a point (a stream, synthesizers, taps); hook on while > 0 */
-int magnet_db_point_get(struct magnet_point *pt);
+/*
+ * db.c: consumers of a point (a stream, synthesizers, taps); hook on
+ * while > 0.  A hook that does not attach says why in @extack (or NULL).
+ */
+int magnet_db_point_get(struct magnet_point *pt,
+			struct netlink_ext_ack *extack);
 void magnet_db_point_put(struct magnet_point *pt);
 
 /* synth.c: synthesizers (docs/SYNTH.md) */

@@ -199,7 +199,15 @@ static unsigned long mkp_detach(struct mkp *k)
 static int mkp_enable(struct magnet_point *pt)
 {
 	struct mkp *k = pt->priv;
+	int err;
 
+	/*
+	 * At each arming, not only at creation: lockdown may have been
+	 * raised since (tracefs' kprobe_events checks at each registration)
+	 */
+	err = security_locked_down(LOCKDOWN_KPROBES);
+	if (err)
+		return err;
 	WRITE_ONCE(k->pt, pt);
 	return mkp_attach(k, false);
 }

@@ -6,6 +6,7 @@
  */
 #include <linux/module.h>
 #include "internal.h"
+#include "compat.h"
 #include "sockstat.h"
 
 /* Say once how a monotonic stream's per-CPU rings read their clock. */
@@ -57,6 +58,7 @@ err_magnetk:
 static void __exit magnet_exit(void)
 {
 	magnet_genl_exit();
+	magnet_extack_exit();
 	magnet_kprobe_teardown();
 	magnet_sockstat_exit();
 	magnet_db_teardown();

@@ -18,8 +18,6 @@
 #include "filter_core.h"
 #include "compat.h"
 
-char magnet_extack_buf[MAGNET_EXTACK_LEN];
-
 static struct genl_family magnet_genl_family;
 
 static const struct nla_policy magnet_policy[MAGNET_A_MAX + 1] = {

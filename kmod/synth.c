@@ -505,17 +505,13 @@ int magnet_synth_insert_many(struct magnet_synth *const *sys, unsigned int n,
 		sy->start = U64_MAX;
 		sy->end = U64_MAX;
 		hlist_add_head_rcu(&sy->pnode, &sy->pt->synths);
-		err = magnet_db_point_get(sy->pt);
+		err = magnet_db_point_get(sy->pt, extack);
 		if (err) {
 			hlist_del_rcu(&sy->pnode);
 			break;
 		}
 	}
 	if (err) {
-		magnet_set_err(extack, NULL,
-			       "probe '%s': attaching %s failed (%d)",
-			       sy->pt->desc->name,
-			       sy->pt->desc->hook ?: "its hook", err);
 		while (i--) {
 			hlist_del_rcu(&sys[i]->pnode);
 			magnet_db_point_put(sys[i]->pt);

@@ -3,13 +3,14 @@
  * A set of rings in one buffer mode: see rings.h.
  *
  * magnet_rings_write() (rings.h, inline in its caller) is every mode's
- * writer.  The default, per-CPU discard, touches only this CPU's ring
- * with interrupts off: no lock, no atomic instruction.  A global ring's
- * writers serialize on @glock and take their timestamp under it (in NMI
- * only a trylock: busy counts the event lost), so the ring is in global
- * time order.  An overwrite ring's writers only count their events while
- * the owner has @frozen them for a reader.  Like ring.c, the write path
- * is notrace and NOKPROBE_SYMBOL.
+ * writer, inside this CPU's write section (magnet_rings_enter()).  The
+ * default, per-CPU discard, touches only this CPU's ring with interrupts
+ * off: no lock, no atomic instruction.  A global ring's writers serialize
+ * on @glock and take their timestamp under it (in NMI only a trylock:
+ * busy counts the event lost), so the ring is in global time order.  An
+ * overwrite ring's writers only count their events while the owner has
+ * @frozen them for a reader.  Like ring.c, the write path is notrace and
+ * NOKPROBE_SYMBOL.
  */
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -19,6 +20,8 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include "rings.h"
+
+DEFINE_PER_CPU(unsigned int, magnet_rings_writing);
 
 static int rings_init_one(struct magnet_rings *rs, struct magnet_ring *r,
 			  int cpu, void (*wake)(struct irq_work *), void *priv)
@@ -82,7 +85,7 @@ int magnet_rings_init(struct magnet_rings *rs, u32 size, u32 count, u32 mode,
 	return err;
 }
 
-/* Global ring, glock held: fold what NMIs could not write. */
+/* Global ring, glock held: fold what NMIs and nested writers could not write. */
 static notrace void rings_global_sync_nmi(struct magnet_rings *rs)
 {
 	u64 n = atomic64_read(&rs->gnmi_lost);
@@ -142,16 +145,17 @@ notrace void magnet_rings_add_lost(struct magnet_rings *rs, u64 n)
 	struct magnet_ring *r;
 	unsigned long flags;
 
+	/*
+	 * Folded into the ring by its next writer (or flush), as a nested
+	 * writer's: any context, inside another write on this CPU too.
+	 */
 	if (rs->global) {
-		/* folded into the ring by its next writer */
 		atomic64_add(n, &rs->gnmi_lost);
 		return;
 	}
 	local_irq_save(flags);
 	r = this_cpu_ptr(rs->pcpu);
-	r->produced += n;
-	r->lost += n;
-	r->lost_pending += n;
+	local64_add(n, &r->nmi_lost);
 	local_irq_restore(flags);
 }
 NOKPROBE_SYMBOL(magnet_rings_add_lost);
@@ -161,12 +165,14 @@ static void rings_flush_cpu(void *arg)
 	struct magnet_rings *rs = arg;
 
 	/*
-	 * IPI: interrupts are off, we are the ring's only writer.  A frozen
-	 * ring is being read: its losses wait for the resume.
+	 * IPI: interrupts are off; in the write section, we are the ring's
+	 * only writer.  A frozen ring is being read: its losses wait for the
+	 * resume.
 	 */
-	if (!READ_ONCE(rs->frozen))
+	if (magnet_rings_enter() && !READ_ONCE(rs->frozen))
 		magnet_ring_flush_lost(this_cpu_ptr(rs->pcpu),
 				       magnet_rings_clock(rs));
+	magnet_rings_leave();
 }
 
 void magnet_rings_flush(struct magnet_rings *rs)
@@ -179,12 +185,15 @@ void magnet_rings_flush(struct magnet_rings *rs)
 		return;
 	}
 	local_irq_save(flags);
-	now = magnet_rings_clock(rs);
-	raw_spin_lock(&rs->glock);
-	rings_global_sync_nmi(rs);
-	if (!READ_ONCE(rs->frozen))
-		magnet_ring_flush_lost(rs->global, now);
-	raw_spin_unlock(&rs->glock);
+	if (magnet_rings_enter()) {
+		now = magnet_rings_clock(rs);
+		raw_spin_lock(&rs->glock);
+		rings_global_sync_nmi(rs);
+		if (!READ_ONCE(rs->frozen))
+			magnet_ring_flush_lost(rs->global, now);
+		raw_spin_unlock(&rs->glock);
+	}
+	magnet_rings_leave();
 	local_irq_restore(flags);
 }
 

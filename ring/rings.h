@@ -36,7 +36,7 @@ struct magnet_rings {
 	struct magnet_ring __percpu *pcpu;	/* per-CPU mode */
 	struct magnet_ring *global;	/* global mode: the one ring */
 	raw_spinlock_t glock;		/* its writers, irqs off */
-	atomic64_t gnmi_lost;		/* lost without glock (NMI) */
+	atomic64_t gnmi_lost;		/* lost without glock (NMI, nested) */
 	u64 gnmi_seen;			/* of those, in the ring's counters */
 	bool frozen;			/* overwrite: a reader is in the rings */
 };
@@ -49,6 +49,44 @@ int magnet_rings_init(struct magnet_rings *rs, u32 size, u32 count, u32 mode,
 		      u32 clock, void (*wake)(struct irq_work *), void *priv);
 /* Wait for pending wake-ups and free the rings. */
 void magnet_rings_free(struct magnet_rings *rs);
+
+/*
+ * The write section: at most one open per CPU.  A writer runs with
+ * interrupts off, so on its CPU only an NMI, or a probe inside the write
+ * itself (a run-time kprobe on a kernel function the write calls:
+ * raw_spin_unlock(), irq_work_queue()), can start another write before
+ * the first ends.  That one must not touch the rings: it would spin on
+ * the global ring's lock its own CPU holds, or write into a per-CPU ring
+ * between a reserve and its commit.  Every writer, flush and loss count
+ * of the rings opens the section with magnet_rings_enter() (true: this
+ * CPU may write) and closes it with magnet_rings_leave() whatever that
+ * said; a nested writer counts its event with magnet_rings_lost_nested().
+ * this_cpu_inc_return() is one instruction on x86: an NMI between its
+ * read and its write cannot happen.
+ */
+DECLARE_PER_CPU(unsigned int, magnet_rings_writing);
+
+static __always_inline bool magnet_rings_enter(void)
+{
+	return this_cpu_inc_return(magnet_rings_writing) == 1;
+}
+
+static __always_inline void magnet_rings_leave(void)
+{
+	this_cpu_dec(magnet_rings_writing);
+}
+
+/*
+ * One event for @rs lost by a writer that may not write (a nested one),
+ * without touching the rings' counters: the next writer folds it in.
+ */
+static __always_inline void magnet_rings_lost_nested(struct magnet_rings *rs)
+{
+	if (rs->global)
+		atomic64_inc(&rs->gnmi_lost);
+	else
+		local64_inc(&this_cpu_ptr(rs->pcpu)->nmi_lost);
+}
 
 /* A reading of the rings' clock (enum magnet_clock), any context. */
 static __always_inline u64 magnet_rings_clock(const struct magnet_rings *rs)
@@ -106,8 +144,9 @@ bool __magnet_rings_write_global(struct magnet_rings *rs, u16 event,
 				 const u32 *who);
 
 /*
- * The one writer routine of every buffer mode, interrupts off; false
- * when the record was dropped (counted, reported by a LOST record).
+ * The one writer routine of every buffer mode, interrupts off, inside
+ * this CPU's write section (magnet_rings_enter() said true); false when
+ * the record was dropped (counted, reported by a LOST record).
  * @mono is CLOCK_MONOTONIC if the caller read it for this event (the
  * time its synthesizers and correlators saw, which a monotonic per-CPU
  * stream's record then carries too), 0 if not; a LOCAL stream reads its
@@ -116,9 +155,10 @@ bool __magnet_rings_write_global(struct magnet_rings *rs, u16 event,
  *
  * The default, per-CPU, is inline in the caller and touches only this
  * CPU's ring: no lock, no atomic instruction, no call but the clock's
- * (where @mono is not given) and the slow paths'.  In NMI context a
- * per-CPU ring is only counted as lost (the code it interrupted may be
- * in the middle of a reserve).  Like ring.h's, all of it is inline in
+ * (where @mono is not given) and the slow paths'.  The write section
+ * makes it the ring's one writer in NMI context too (an NMI during a
+ * write never gets here; nor does a kprobe hit through int3, which x86
+ * runs as an NMI, inside one).  Like ring.h's, all of it is inline in
  * notrace, NOKPROBE_SYMBOL callers.
  */
 static __always_inline bool magnet_rings_write(struct magnet_rings *rs,
@@ -133,10 +173,6 @@ static __always_inline bool magnet_rings_write(struct magnet_rings *rs,
 		return __magnet_rings_write_global(rs, event, abstract_id,
 						   payload, len, who);
 	r = this_cpu_ptr(rs->pcpu);
-	if (unlikely(in_nmi())) {
-		local64_inc(&r->nmi_lost);
-		return false;
-	}
 	magnet_ring_sync_nmi(r);
 	/*
 	 * interrupts are off: read on this CPU, and magnet_rings_put()
@@ -149,7 +185,11 @@ static __always_inline bool magnet_rings_write(struct magnet_rings *rs,
 	return magnet_rings_put(rs, r, event, abstract_id, payload, len, now,
 				who);
 }
-/* Count @n events lost before they reached the rings (any context). */
+
+/*
+ * Count @n events lost before they reached the rings (any context, a
+ * write section open or not: folded in by the next writer).
+ */
 void magnet_rings_add_lost(struct magnet_rings *rs, u64 n);
 /* Write every ring's pending LOST record (an IPI per CPU); may sleep. */
 void magnet_rings_flush(struct magnet_rings *rs);

@@ -6,8 +6,9 @@
 # (scripts/debug-kernel.sh builds it once and caches it outside the
 # repo), a kmemleak scan after each test (tests/vm/guest-run.sh), and the
 # lockdown boots (tests/vm/t_lockdown.sh under lockdown=integrity and
-# lockdown=confidentiality; the kernel trusts the key MAGNET's modules
-# are signed with).  Any report in the kernel log fails the test
+# lockdown=confidentiality, t_lockdown_raise.sh raising integrity to
+# confidentiality; the kernel trusts the key MAGNET's modules are signed
+# with).  Any report in the kernel log fails the test
 # (tests/vm/dmesg-patterns.txt).
 #
 #   scripts/debug-tier.sh [TEST...]     TEST: t_NAME, fuzz or races
@@ -16,8 +17,8 @@
 #                                       lockdown)
 #
 # MAGNET_DEBUG_TESTS="t_a t_b" also picks the tests; "debugfs-off" stands
-# for t_magnetfs in a boot with debugfs=off, "lockdown" for the two
-# lockdown boots.  Per-test time limit MAGNET_VM_TIMEOUT
+# for t_magnetfs in a boot with debugfs=off, "lockdown" (or t_lockdown_raise) for
+# the three lockdown boots.  Per-test time limit MAGNET_VM_TIMEOUT
 # (default here 1800 s: the debug kernel under TCG is several times
 # slower; twice that on single-threaded TCG, where both vCPUs share one
 # host thread).  User space must be built (build/).
@@ -33,7 +34,8 @@
 # MAGNET_VM_BATCH_EACH=1 boots once per test instead.
 #
 # Results: build/vm-results/RELEASE/batch/boot-N/TEST/ (and
-# batch-tcg-single/, t_magnetfs-debugfs-off/, t_lockdown-MODE/).  Prints
+# batch-tcg-single/, t_magnetfs-debugfs-off/, t_lockdown-MODE/,
+# t_lockdown_raise/).  Prints
 # one "debug-tier: ok - NAME" / "debug-tier: not ok - NAME" line per step
 # and the times; exits non-zero if any failed.
 set -uo pipefail
@@ -82,7 +84,7 @@ tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
 	for t in tests/vm/t_*.sh; do
 		t=$(basename "$t" .sh)
-		[ "$t" = t_lockdown ] || tests+=("$t")
+		[ "$t" = t_lockdown ] || [ "$t" = t_lockdown_raise ] || tests+=("$t")
 	done
 	tests+=(fuzz races debugfs-off lockdown)
 fi
@@ -120,7 +122,7 @@ single=()
 lockdown=0
 debugfs_off=0
 for t in "${tests[@]}"; do
-	if [ "$t" = lockdown ]; then
+	if [ "$t" = lockdown ] || [ "$t" = t_lockdown_raise ]; then
 		lockdown=1
 	elif [ "$t" = debugfs-off ]; then
 		debugfs_off=1
@@ -147,6 +149,10 @@ if [ $lockdown -eq 1 ]; then
 			-o "build/vm-results/$rel/t_lockdown-$mode" "$rel" tests/vm/t_lockdown.sh
 		res "$rel t_lockdown (lockdown=$mode)" $?
 	done
+	# raised at run time from integrity (it cannot be undone: alone)
+	MAGNET_VM_APPEND="lockdown=integrity" ./scripts/vm-run.sh \
+		-o "build/vm-results/$rel/t_lockdown_raise" "$rel" tests/vm/t_lockdown_raise.sh
+	res "$rel t_lockdown_raise (from lockdown=integrity)" $?
 fi
 echo "debug-tier: kernel ${t_kernel} s (0 if cached), tests $(($(date +%s) - t1)) s, total $(($(date +%s) - t0)) s; $fails failed, $skips skipped"
 [ $fails -eq 0 ]

@@ -120,6 +120,8 @@ for k in $kernels; do
 		# a locked-down boot of a kernel that trusts the modules' key:
 		# the debug-kernel tier's (scripts/debug-tier.sh)
 		[ "$name" = t_lockdown ] && continue
+		# raises lockdown for good: a boot of its own (below)
+		[ "$name" = t_lockdown_raise ] && continue
 		# the installed Debian packages' test: scripts/deb-test.sh
 		# installs them on the machine first (docs/INSTALL.md)
 		[ "$name" = t_deb ] && continue
@@ -134,6 +136,11 @@ for k in $kernels; do
 	MAGNET_VM_APPEND=debugfs=off ./scripts/vm-run.sh \
 		-o "build/vm-results/$k/t_magnetfs-debugfs-off" "$k" tests/vm/t_magnetfs.sh
 	result "$k t_magnetfs with debugfs=off" $?
+	# lockdown raised to confidentiality with MAGNET loaded: cannot be
+	# undone, so alone in its boot
+	./scripts/vm-run.sh -o "build/vm-results/$k/t_lockdown_raise" "$k" \
+		tests/vm/t_lockdown_raise.sh
+	result "$k t_lockdown_raise" $?
 	# the bounded fuzzer, 75 s with today's seed (printed: replay with
 	# MAGNET_FUZZ_SEED=S), on one vCPU: toggling hooks under traffic
 	# hangs (6.1) or crashes (6.12) a guest with two vCPUs under TCG with

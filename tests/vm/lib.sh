@@ -570,6 +570,27 @@ if isinstance(d, dict):
 print(sum(1 for o in d if re.search(sys.argv[1], o["name"])))' "$2" <<<"$out"
 }
 
+# stream_field STREAM FIELD: a counter of "magnetctl -j stream list"
+# (produced, written, lost, read, ...) of STREAM.  A listing that fails
+# prints "list-failed(RC): its error", a missing stream "no-stream".
+stream_field() {
+	local out rc
+
+	out=$("$MAGNETCTL" -j stream list 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "list-failed($rc): $(head -c 200 <<<"$out" | tr '\n' ' ')"
+		return $rc
+	fi
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+if isinstance(d, dict):
+    d = next(v for v in d.values() if isinstance(v, list))
+print(next((str(s[sys.argv[2]]) for s in d if s["name"] == sys.argv[1]), "no-stream"))' \
+		"$1" "$2" <<<"$out"
+}
+
 # check_trace ARGS...: run tests/tools/check_trace.py (TAP on stdout). Its
 # assertions are not counted by this library; use it through check, e.g.
 #	check "trace is valid" check_trace "$t" --mtu 1500

@@ -228,6 +228,17 @@ check "a deleted stream gives its share back" magnetctl stream delete c1
 check "then the stream fits" magnetctl stream create cx subbuf-size 512K subbuf-count 2
 echo 0 >$P
 for i in $(seq 2 $n) x; do magnetctl stream delete "c$i"; done
+
+# Each ack carries its own request's extack message: the kernel builds it
+# after the handler, outside genl_mutex, while other requests run (one
+# buffer shared by every request once handed an unprivileged PROBE_GET
+# root's KPROBE_NEW message, or changed under the ack's copy)
+out=$(python3 "$MAGNET_REPO/tests/tools/extack_race.py" 8 2>&1)
+rc=$?
+diag "$out"
+[ $rc -eq 0 ] && grep -q "^total requests=[1-9][0-9]* wrong=0 leaked=0$" <<<"$out" &&
+	ok "concurrent requests each get their own message ($(tail -n 1 <<<"$out"))" ||
+	not_ok "concurrent requests each get their own message" "exit $rc: $out"
 check "modules unload" magnet_unload
 check_dmesg_clean
 done_testing

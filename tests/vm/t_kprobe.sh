@@ -193,6 +193,86 @@ print(sum(p["hits"] for p in d if p["name"] == "selftest"))')
 else
 	skip "a kprobe on the global ring's clock" "magnet_selftest.ko not built"
 fi
+# A run-time kprobe on raw_spin_unlock()'s out-of-line body recording into
+# a global stream: each write into that stream ends by unlocking the
+# ring's lock, so the probe fires inside the write, on the CPU holding
+# the lock.  The nested event is counted lost (the per-CPU write section,
+# ring/rings.h); before, its handler spun on the lock its own CPU held,
+# a hard lockup at the first event.  Each selftest write's unlock is such
+# a nested event: at least as many lost as selftest events.
+if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ] && grep -qw _raw_spin_unlock /proc/kallsyms; then
+	check "stream create gul global" magnetctl stream create gul subbuf-size 1M subbuf-count 16 global
+	check "probe add kp_unlock kprobe _raw_spin_unlock" \
+		magnetctl probe add kp_unlock kprobe _raw_spin_unlock
+	insmod "$MAGNET_MODDIR/magnet_selftest.ko" count=300 period_us=500
+	check_eq "insmod magnet_selftest count=300" 0 $?
+	bg gurec "$MAGNETCTL" record gul -o "$R/gul.trace"
+	sleep 0.3
+	check "enable kp_unlock and selftest into gul" magnetctl probe enable kp_unlock selftest stream gul
+	for _ in $(seq 1 600); do
+		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && break
+		sleep 0.1
+	done
+	check_eq "the selftest producers finished (no lockup)" 0 \
+		"$(cat /sys/module/magnet_selftest/parameters/running)"
+	check "disable both" magnetctl probe disable kp_unlock selftest
+	kill -INT "${BG_PID[gurec]}"
+	bg_wait gurec 60
+	check_eq "record gul stops cleanly" 0 $?
+	hits=$(magnetctl -j probe list | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d["probes"] if isinstance(d, dict) else d
+print(sum(p["hits"] for p in d if p["name"] == "selftest"))')
+	lost=$(stream_field gul lost)
+	check "at least 300 selftest events per CPU ($hits)" test "${hits:-0}" -ge $((300 * $(nproc)))
+	check "each selftest write's nested unlock event counted lost ($lost lost >= $hits)" \
+		test "${lost:-0}" -ge "${hits:-1}"
+	n=$(dump_count "$R/gul.trace" selftest)
+	check "selftest recorded into gul ($n)" test "${n:-0}" -gt 0
+	n=$(dump_count "$R/gul.trace" kp_unlock)
+	check "kp_unlock recorded into gul ($n)" test "${n:-0}" -gt 0
+	check "probe del kp_unlock" magnetctl probe del kp_unlock
+	check "stream delete gul" magnetctl stream delete gul
+	rmmod magnet_selftest
+else
+	skip "a kprobe on raw_spin_unlock() into a global stream" "no magnet_selftest.ko or no _raw_spin_unlock"
+fi
+
+# A kprobe the kernel hits through int3 (an offset probe with
+# kprobes-optimization off), which x86 handles as an NMI: its events are
+# written into a per-CPU stream like any other.  Before the write
+# section, every event in NMI context was counted lost, for it might have
+# interrupted a write on its CPU; now only one that did is.
+opt=/proc/sys/debug/kprobes-optimization
+if [ -w "$opt" ]; then
+	old_opt=$(cat "$opt")
+	echo 0 >"$opt"
+	# the first instruction boundary past the entry's ftrace site
+	off=
+	for o in $(seq 10 64); do
+		if magnetctl probe add kp_int3 kprobe "vfs_write+$o" >/dev/null 2>&1; then
+			off=$o
+			break
+		fi
+	done
+	check "an offset kprobe on vfs_write (+$off)" test -n "$off"
+	check "stream create i3" magnetctl stream create i3
+	check "enable kp_int3 into i3" magnetctl probe enable kp_int3 stream i3
+	dd if=/dev/zero of="$R/int3.out" bs=1 count=500 status=none
+	check "disable kp_int3" magnetctl probe disable kp_int3
+	written=$(stream_field i3 written)
+	lost=$(stream_field i3 lost)
+	check "int3 kprobe events written into the per-CPU stream ($written >= 500)" \
+		test "${written:-0}" -ge 500
+	check_eq "none of them lost" 0 "$lost"
+	echo "$old_opt" >"$opt"
+	check "probe del kp_int3" magnetctl probe del kp_int3
+	check "stream delete i3" magnetctl stream delete i3
+else
+	skip "int3 kprobe events in a per-CPU stream" "no $opt"
+fi
+
 # kr_write is left: the core's exit removes it
 check "unload the core with a run-time kprobe left" magnet_unload
 check_dmesg_clean
