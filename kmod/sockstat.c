@@ -25,8 +25,9 @@
  * never wakes anyone.
  *
  * What an unprivileged user can cost the machine (docs/THREATS.md): a
- * file opened without CAP_NET_ADMIN belongs to its opener's real uid,
- * whose watches over all its files are at most MAGNET_SOCK_WATCH_USER_MAX
+ * file opened without CAP_NET_ADMIN belongs to its opener's real uid (in
+ * a user namespace: the uid that created the outermost one), whose
+ * watches over all its files are at most MAGNET_SOCK_WATCH_USER_MAX
  * (EDQUOT) and whose watches that reach magnetk are paced (a burst of
  * SS_PACE_BURST, then one per SS_PACE_IVAL; the caller sleeps).  Every
  * other request that reaches magnetk undoes one such watch (UNWATCH,
@@ -44,6 +45,7 @@
 #include <linux/net.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/user_namespace.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
@@ -97,7 +99,8 @@ struct ss_watch {
 #define SS_QLEN	16
 
 /*
- * A user (real uid) of files opened without CAP_NET_ADMIN: its watches
+ * A user (real uid, or a user namespace's creator: ss_user_uid()) of
+ * files opened without CAP_NET_ADMIN: its watches
  * and its pacing.  Kept after its last file closed until its pacing
  * budget is full again, so that reopening does not refill it.
  */
@@ -659,6 +662,25 @@ static struct socket *ss_lookup(int fd, u64 *id, int *err)
 
 /* ---- what an unprivileged user may cost --------------------------------- */
 
+/*
+ * The uid an unprivileged opener is charged to: its real uid in the
+ * initial user namespace; in any other, the uid that created the
+ * outermost user namespace of its chain (the child of init_user_ns), as
+ * the kernel charges a namespace's ucounts to its creator.  Otherwise a
+ * user with a range of subordinate uids (or a namespace root made for
+ * it) could open the file under each of them and take a quota per uid.
+ */
+static kuid_t ss_user_uid(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+
+	if (ns == &init_user_ns)
+		return cred->uid;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
 /* The user of @uid, created if needed; ss_users_lock held. */
 static struct ss_user *ss_user_get(kuid_t uid, struct ss_user *new)
 {
@@ -1002,7 +1024,7 @@ static int ss_open(struct inode *inode, struct file *file)
 			return -ENOMEM;
 		}
 		mutex_lock(&ss_users_lock);
-		f->user = ss_user_get(file->f_cred->uid, new);
+		f->user = ss_user_get(ss_user_uid(file->f_cred), new);
 		mutex_unlock(&ss_users_lock);
 		if (f->user != new)
 			kfree(new);

@@ -37,7 +37,8 @@
 #     least), none more than 2 s late (the emitter, magnetk-synth, never
 #     waits for magnetk's requests: 77 ms at most on 6.12-rt under TCG;
 #     when magnetk emitted them, a correlator's hooks detaching held a
-#     period back 6.9 s there).
+#     period back 6.9 s there).  The uids of a user namespace draw on its
+#     creator's quota: 4 uids of one 1234 created have 8 watches in all.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
@@ -236,6 +237,18 @@ kill "${BG_PID[q1]}" 2>/dev/null
 bg_wait q1 10
 check_eq "closing the file gives nobody its quota back: 8 watches again" "$(oks 8)" \
 	"$(as_nobody "${SL[@]}" quota 8 | watches)"
+
+# A user namespace's uids draw on its creator's quota: 1234 creates one,
+# root maps 4 uids into it (as newuidmap does with subordinate uids), each
+# opens the file and tries 9 watches, all files kept open
+uclone=$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null)
+[ "$uclone" = 0 ] && echo 1 >/proc/sys/kernel/unprivileged_userns_clone
+"${SL[@]}" userns 1234 4 9 >"$R/userns.out" 2>&1
+[ "$uclone" = 0 ] && echo 0 >/proc/sys/kernel/unprivileged_userns_clone
+sed 's/^/# /' "$R/userns.out"
+check_eq "a user namespace of 1234 with 4 uids: 8 watches in all, then EDQUOT (before: 8 per uid, 32)" \
+	"8 $(oks 8),EDQUOT $(printf 'EDQUOT,%.0s' 1 2 3 4 5 6 7 8)EDQUOT" \
+	"$(kv "$R/userns.out" ok) $(kv "$R/userns.out" watch_uid0) $(kv "$R/userns.out" watch_uid3)"
 
 # magnetk's periodic work while unprivileged watches and unwatches loop
 check "stream create tick" magnetctl stream create tick
