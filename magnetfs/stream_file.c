@@ -538,7 +538,12 @@ static int reader_wait(struct magnet_reader *rd, long *tmo)
 	return err;
 }
 
-/* After a read: SIGIO again at the next time the rule is met. */
+/*
+ * After a read that returned data or found nothing (EAGAIN), a GET_SPAN
+ * that found nothing, a PUT_SPAN: SIGIO again at the next time the rule
+ * is met.  Arming starts the read timer: a rule met meanwhile is
+ * signalled within MAGNET_READ_TIMER_MS.
+ */
 static void reader_rearm_async(struct magnet_reader *rd)
 {
 	if (READ_ONCE(rd->fasync))
@@ -589,8 +594,11 @@ static ssize_t reader_read(struct magnet_reader *rd, char __user *ubuf,
 				return -ERESTARTSYS;
 			cond_resched();
 		}
-		if (nonblock)
+		if (nonblock) {
+			/* nothing for this file: SIGIO when the rule is next met */
+			reader_rearm_async(rd);
 			return -EAGAIN;
+		}
 		n = reader_wait(rd, &tmo);
 		if (n)
 			return n;
@@ -678,9 +686,14 @@ static void magnetfs_aio_work(struct work_struct *work)
 			/* met between the test and arming? */
 			if (reader_ready(rd))
 				continue;
+			/*
+			 * queue, never mod: a cancel, a submission or a met
+			 * rule may have queued this work to run at once since
+			 * it started; that run must not wait for the deadline
+			 */
 			if (io->timed)
-				mod_delayed_work(system_wq, &rd->aio_work,
-						 max_t(long, io->deadline - jiffies, 1));
+				queue_delayed_work(system_wq, &rd->aio_work,
+						   max_t(long, io->deadline - jiffies, 1));
 			return;
 		}
 		/* only this work takes requests off the list but cancel marks them */
@@ -688,7 +701,7 @@ static void magnetfs_aio_work(struct work_struct *work)
 		if (ret == -EIOCBQUEUED) {
 			/* another reader took the data: wait on, at most a tick */
 			reader_arm(rd, RD_NOTIFY_AIO);
-			mod_delayed_work(system_wq, &rd->aio_work, 1);
+			queue_delayed_work(system_wq, &rd->aio_work, 1);
 			return;
 		}
 		spin_lock_irq(&s->lock);
@@ -928,6 +941,13 @@ static long reader_get_span(struct magnet_reader *rd,
 	}
 out:
 	mutex_unlock(&s->read_lock);
+	/*
+	 * nothing for this file while its rule is not met (another file
+	 * took the data): SIGIO when it is next met.  Not while it is met
+	 * (a whole sub-buffer awaited): that is no new transition.
+	 */
+	if (err == -EAGAIN && !reader_ready(rd))
+		reader_rearm_async(rd);
 	return err;
 }
 

@@ -10,7 +10,7 @@
  * the stream and nothing else.  Subtests: watermark timeout timeout-empty
  * min-events nonblock poll epoll sigio aio aio-timeout aio-cancel
  * aio-hang aio-eof uring uring-hang uring-hang-async uring-eof badinput
- * held-span aio-cancel-race.  Each prints key=value measurements,
+ * held-span aio-cancel-race aio-cancel-timed sigio-eagain.  Each prints key=value measurements,
  * "ok" or "FAIL: why" and exits 0 (pass), 1 (fail) or 2 (broken setup).
  * Timing assertions are generous lower bounds (a read did wait), never
  * performance assertions.
@@ -587,6 +587,216 @@ static void t_aio_cancel_race(void)
 	io_destroy(race_ctx);
 }
 
+/*
+ * A read with a long timeout (60 s) on an idle stream below its
+ * watermark, cancelled while the file's AIO work item runs: it has just
+ * queued the read and is about to sleep until the read's deadline.  The
+ * work once re-timed the cancel's immediate run to that deadline, so the
+ * cancelled read completed only after its 60 s, and the process's exit
+ * (exit_aio() waits uninterruptibly for its reads) stayed in D state as
+ * long.  Children pinned to CPU 0 submit a read each time round; a thread
+ * on CPU 1 cancels it after a delay swept over the work's run.  Every
+ * read must complete with ECANCELED within 1 s; a child whose read did
+ * not exits at once with it in flight, and must be gone within 3 s.
+ */
+#define TC_TIMEOUT_MS	60000
+#define TC_CHILDREN	10
+#define TC_ROUNDS	150
+
+static volatile int tc_go, tc_stop;
+static volatile unsigned int tc_delay_us;
+
+static void pin_cpu(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
+static void *tc_canceller(void *arg)
+{
+	struct io_event ev;
+	double t;
+
+	(void)arg;
+	pin_cpu(1);
+	while (!tc_stop) {
+		if (!tc_go)
+			continue;
+		t = now_ms() + tc_delay_us / 1e3;
+		while (now_ms() < t)
+			;
+		/* before the submission is through: EINVAL, try again */
+		t = now_ms() + 200;
+		while (io_cancel(race_ctx, &race_cb, &ev) != -EINPROGRESS &&
+		       now_ms() < t)
+			;
+		tc_go = 0;
+	}
+	return NULL;
+}
+
+/* One child: its reads, cancelled; exit 0 all in time, 3 one was not. */
+static int tc_child(unsigned int seed)
+{
+	struct timespec ts = { 1, 0 };
+	struct iocb *p = &race_cb;
+	struct io_event ev;
+	double t0 = now_ms();
+	unsigned long i;
+	pthread_t th;
+
+	pin_cpu(0);
+	race_ctx = aio_ctx();
+	if (pthread_create(&th, NULL, tc_canceller, NULL))
+		return 2;
+	for (i = 0; i < TC_ROUNDS && now_ms() - t0 < 3000; i++) {
+		io_prep_pread(&race_cb, fd, abuf[0], BUF, 0);
+		tc_delay_us = (seed * 131 + i * 17) % 400;
+		tc_go = 1;
+		if (io_submit(race_ctx, 1, &p) != 1)
+			return 2;
+		if (io_getevents(race_ctx, 1, 1, &ev, &ts) != 1) {
+			printf("read %lu (cancel %u us after submitting): %s\n",
+			       i, tc_delay_us, "not complete 1 s after its cancel");
+			/* exit with it in flight: exit_aio() waits for it */
+			_exit(3);
+		}
+		while (tc_go)
+			;
+		if ((long)ev.res != -ECANCELED) {
+			printf("read %lu: res %ld, want ECANCELED\n", i, (long)ev.res);
+			_exit(1);
+		}
+	}
+	tc_stop = 1;
+	pthread_join(th, NULL);
+	printf("child %u: %lu reads, all ECANCELED\n", seed, i);
+	_exit(0);
+}
+
+static void t_aio_cancel_timed(void)
+{
+	unsigned int c;
+	double t0 = now_ms(), t, worst = 0;
+	int status = 0;
+	pid_t pid, r;
+
+	rule(32 * 1024, TC_TIMEOUT_MS, 0);
+	for (c = 0; c < TC_CHILDREN && now_ms() - t0 < 30000; c++) {
+		pid = fork();
+		if (pid < 0)
+			die("fork:");
+		if (!pid)
+			_exit(tc_child(c));
+		t = now_ms();
+		/* its 3 s of reads, 1 s for the last one, 3 s for the exit */
+		while ((r = waitpid(pid, &status, WNOHANG)) == 0 &&
+		       now_ms() - t < 7000)
+			usleep(1000);
+		t = now_ms() - t;
+		if (r == 0) {
+			double te = now_ms();
+
+			/* still there: the exit waits for a cancelled read */
+			fail("child %u not gone %.0f ms after it started", c, t);
+			rule(0, 0, 0);
+			gen_wait(gen(1, 0, 0));
+			waitpid(pid, &status, 0);
+			printf("child %u gone %.0f ms after the data came\n", c, now_ms() - te);
+			rule(32 * 1024, TC_TIMEOUT_MS, 0);
+			break;
+		}
+		if (t > worst)
+			worst = t;
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			fail("child %u: %s %d after %.0f ms", c,
+			     WIFEXITED(status) ? "exit" : "signal",
+			     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), t);
+			break;
+		}
+	}
+	printf("children=%u slowest_child_ms=%.0f elapsed_ms=%.0f\n",
+	       c, worst, now_ms() - t0);
+}
+
+/*
+ * SIGIO after a read that found nothing.  File A (O_ASYNC, F_SETSIG,
+ * non-blocking, watermark 10 records) is signalled; another file B takes
+ * the data first, so A's read says EAGAIN; the next time A's rule is met
+ * A must be signalled again (within 2 s).  The same with GET_SPAN.  Such
+ * a read once re-armed nothing: A never had a signal again.
+ */
+static void t_sigio_eagain(void)
+{
+	static char meta[64 * 1024];
+	struct timespec zero = { 0, 0 }, ts = { 2, 0 };
+	int sig = SIGRTMIN + 1, fb, r, step;
+	struct magnet_span sp;
+	siginfo_t si;
+	sigset_t set;
+	ssize_t n;
+	double t;
+
+	fb = open(path, O_RDONLY | O_NONBLOCK);
+	if (fb < 0)
+		die("open %s:", path);
+	while (read(fb, buf, sizeof(buf)) > 0)
+		;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigaddset(&set, SIGIO);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	rule(10 * REC, 0, 0);
+	set_nonblock(1);
+	if (fcntl(fd, F_SETOWN, getpid()) || fcntl(fd, F_SETSIG, sig) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC))
+		die("fcntl:");
+	while (sigtimedwait(&set, &si, &zero) >= 0)
+		;
+	for (step = 0; step < 3; step++) {
+		gen_wait(gen(12, 0, 0));
+		t = now_ms();
+		r = sigtimedwait(&set, &si, &ts);
+		t = now_ms() - t;
+		printf("step %d: signal=%d ms=%.0f\n", step, r, t);
+		if (r != sig) {
+			fail("step %d: no signal %d within 2 s of 12 events (watermark 10)%s",
+			     step, sig, step ? " after a call that found nothing" : "");
+			break;
+		}
+		if (step == 2)
+			break;
+		/* B takes it all; A finds nothing */
+		while (read(fb, buf, sizeof(buf)) > 0)
+			;
+		if (step == 0) {
+			n = read(fd, buf, sizeof(buf));
+			printf("step 0: A's read ret=%zd errno=%d\n", n, n < 0 ? errno : 0);
+			if (n != -1 || errno != EAGAIN)
+				fail("A's read after B took the data: want EAGAIN, got %zd", n);
+			continue;
+		}
+		memset(&sp, 0, sizeof(sp));
+		sp.flags = MAGNET_SPAN_PARTIAL;
+		sp.meta_buf = (uintptr_t)meta;
+		sp.meta_len = sizeof(meta);
+		r = ioctl(fd, MAGNET_IOC_GET_SPAN, &sp);
+		printf("step 1: A's GET_SPAN ret=%d errno=%d\n", r, r ? errno : 0);
+		if (r != -1 || errno != EAGAIN)
+			fail("A's GET_SPAN after B took the data: want EAGAIN, got %d", r);
+	}
+	/* the data is A's to read */
+	n = read(fd, buf, sizeof(buf));
+	if (!failed && n < 10 * REC)
+		fail("signalled, but A's read returned %zd", n);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_ASYNC);
+	set_nonblock(0);
+	close(fb);
+}
+
 /* Reads in flight, then wait to be killed (the test kills us). */
 static void t_aio_hang(void)
 {
@@ -881,10 +1091,12 @@ static const struct {
 	{ "min-events", t_min_events },
 	{ "nonblock", t_nonblock },
 	{ "sigio", t_sigio },
+	{ "sigio-eagain", t_sigio_eagain },
 	{ "aio", t_aio },
 	{ "aio-timeout", t_aio_timeout },
 	{ "aio-cancel", t_aio_cancel },
 	{ "aio-cancel-race", t_aio_cancel_race },
+	{ "aio-cancel-timed", t_aio_cancel_timed },
 	{ "aio-hang", t_aio_hang },
 	{ "aio-eof", t_aio_eof },
 	{ "uring", t_uring },

@@ -6,7 +6,9 @@
 # nothing), the minimum event count, O_NONBLOCK, poll and epoll readiness by
 # the rule, SIGIO with si_fd (F_SETSIG), libaio completion, timeout and
 # io_cancel, a process killed with reads in flight, reads in flight while
-# the stream is deleted, io_cancel racing io_submit, an io_uring read, fio as a third-party libaio
+# the stream is deleted, io_cancel racing io_submit and racing the work
+# item of a read with a long timeout, SIGIO again after a read that found
+# nothing, an io_uring read, fio as a third-party libaio
 # client, libmagnet's read(), libaio and io_uring readers draining a
 # stream to its end with exact accounting, a span another file holds (it
 # meets no reader's rule: the reader sleeps to its timeout), and bad input.  Events: the udp_send probe, fed by datagrams that
@@ -47,10 +49,12 @@ rp nonblock "O_NONBLOCK: EAGAIN until the rule is met"
 rp poll "poll readiness by the rule"
 rp epoll "epoll readiness by the rule"
 rp sigio "SIGIO by the rule, F_SETSIG signal with si_fd"
+rp sigio-eagain "SIGIO again after a read or GET_SPAN that found nothing (another file took the data)"
 rp aio "libaio: io_submit returns at once, reads complete by the rule"
 rp aio-timeout "libaio: timeout completes a read with ETIMEDOUT"
 rp aio-cancel "libaio: io_cancel completes reads with ECANCELED"
 rp aio-cancel-race "libaio: io_cancel racing io_submit, every read completes with ECANCELED (no lost cancel)"
+rp aio-cancel-timed "libaio: a read with a 60 s timeout cancelled while its work runs completes with ECANCELED at once, its process exits"
 rp uring "io_uring read completes by the rule"
 rp badinput "bad input: ENOTTY, EINVAL for watermark, timeout, minimum count"
 rp held-span "data in a span another file holds meets no rule: poll not readable, a read sleeps to its timeout (no spin)"
