@@ -57,10 +57,11 @@ void magnet_rings_free(struct magnet_rings *rs);
  * raw_spin_unlock(), irq_work_queue()), can start another write before
  * the first ends.  That one must not touch the rings: it would spin on
  * the global ring's lock its own CPU holds, or write into a per-CPU ring
- * between a reserve and its commit.  Every writer, flush and loss count
- * of the rings opens the section with magnet_rings_enter() (true: this
- * CPU may write) and closes it with magnet_rings_leave() whatever that
- * said; a nested writer counts its event with magnet_rings_lost_nested().
+ * between a reserve and its commit.  Every writer and flush of the rings
+ * opens the section with magnet_rings_enter() (true: this CPU may write)
+ * and closes it with magnet_rings_leave() whatever that said; a nested
+ * writer counts its event with magnet_rings_lost_nested(), as
+ * magnet_rings_add_lost() counts its losses, without the section.
  * this_cpu_inc_return() is one instruction on x86: an NMI between its
  * read and its write cannot happen.
  */
