@@ -549,11 +549,10 @@ dump_count() {
 	return $rc
 }
 
-# list_count OBJECT ERE: the objects of "magnetctl -j OBJECT list" (probe,
-# stream, synth, ...) whose name matches the extended regex ERE.  A listing
-# that fails prints "list-failed(RC): its error" instead of a number, so
-# "none left" is never read from an error.
-list_count() {
+# ctl_list OBJECT: "magnetctl -j OBJECT list" (probe, stream, synth, ...)
+# on stdout; a listing that fails prints "list-failed(RC): its error" and
+# returns RC, so "none left" is never read from an error.
+ctl_list() {
 	local out rc
 
 	out=$("$MAGNETCTL" -j "$1" list 2>&1)
@@ -562,6 +561,17 @@ list_count() {
 		echo "list-failed($rc): $(head -c 200 <<<"$out" | tr '\n' ' ')"
 		return $rc
 	fi
+	printf '%s\n' "$out"
+}
+
+# list_count OBJECT ERE: the objects of "magnetctl -j OBJECT list" whose
+# name matches the extended regex ERE (ctl_list's error otherwise).
+list_count() {
+	local out rc
+
+	out=$(ctl_list "$1")
+	rc=$?
+	[ $rc -eq 0 ] || { echo "$out"; return $rc; }
 	python3 -c '
 import json, re, sys
 d = json.load(sys.stdin)
@@ -571,17 +581,14 @@ print(sum(1 for o in d if re.search(sys.argv[1], o["name"])))' "$2" <<<"$out"
 }
 
 # stream_field STREAM FIELD: a counter of "magnetctl -j stream list"
-# (produced, written, lost, read, ...) of STREAM.  A listing that fails
-# prints "list-failed(RC): its error", a missing stream "no-stream".
+# (produced, written, lost, read, ...) of STREAM; ctl_list's error, or
+# "no-stream" for a missing stream.
 stream_field() {
 	local out rc
 
-	out=$("$MAGNETCTL" -j stream list 2>&1)
+	out=$(ctl_list stream)
 	rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "list-failed($rc): $(head -c 200 <<<"$out" | tr '\n' ' ')"
-		return $rc
-	fi
+	[ $rc -eq 0 ] || { echo "$out"; return $rc; }
 	python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -589,6 +596,33 @@ if isinstance(d, dict):
     d = next(v for v in d.values() if isinstance(v, list))
 print(next((str(s[sys.argv[2]]) for s in d if s["name"] == sys.argv[1]), "no-stream"))' \
 		"$1" "$2" <<<"$out"
+}
+
+# expect_fail DESC EXIT ERE CMD...: CMD fails with exit status EXIT and
+# its stderr matches the extended regex ERE.
+expect_fail() {
+	local desc=$1 want=$2 re=$3 err rc
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$err"; then
+		ok "$desc"
+	else
+		not_ok "$desc" "exit $rc (want $want), stderr: $err"
+	fi
+}
+
+# selftest_wait: until magnet_selftest's producers are done (at most 60 s);
+# prints how many still run (0: all done).
+selftest_wait() {
+	local r i
+
+	for i in $(seq 1 600); do
+		r=$(cat /sys/module/magnet_selftest/parameters/running)
+		[ "$r" = 0 ] && break
+		sleep 0.1
+	done
+	echo "$r"
 }
 
 # check_trace ARGS...: run tests/tools/check_trace.py (TAP on stdout). Its

@@ -38,19 +38,6 @@ COUNT=30000		# per CPU; the global ring's lock makes it slow in TCG
 COUNT_ENDLESS=2000000000	# producers only rmmod stops
 NCPU=$(nproc)
 
-# expect_fail DESC EXIT REGEX CMD...: CMD exits EXIT and says REGEX on stderr
-expect_fail() {
-	local desc=$1 want=$2 re=$3 err rc
-	shift 3
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$err"; then
-		ok "$desc"
-	else
-		not_ok "$desc" "exit $rc (want $want), stderr: $err"
-	fi
-}
-
 # genl_fail DESC REGEX ARGS...: the raw request is refused with REGEX
 genl_fail() {
 	local desc=$1 re=$2 out

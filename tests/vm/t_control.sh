@@ -17,19 +17,6 @@ dmesg_mark
 magnet_load || bail_out "cannot load the modules"
 R=$MAGNET_RESULTS
 
-# expect_fail DESC EXIT REGEX CMD...: CMD exits EXIT and says REGEX on stderr
-expect_fail() {
-	local desc=$1 want=$2 re=$3 err rc
-	shift 3
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$err"; then
-		ok "$desc"
-	else
-		not_ok "$desc" "exit $rc (want $want), stderr: $err"
-	fi
-}
-
 streams() {
 	magnetctl -j stream list | python3 -c '
 import json, sys

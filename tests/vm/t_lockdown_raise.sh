@@ -32,18 +32,6 @@ ST=$MAGNET_MODDIR/magnet_selftest.ko
 grep -qw magnetfs /proc/filesystems && skip_all "magnetfs already registered"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
-expect_fail() {	# expect_fail DESC EXIT ERE CMD...: CMD fails with EXIT, stderr matches
-	local desc=$1 want=$2 re=$3 err rc
-	shift 3
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	if [ "$rc" -eq "$want" ] && grep -qE -- "$re" <<<"$err"; then
-		ok "$desc: $err"
-	else
-		not_ok "$desc" "exit $rc (want $want), stderr: $err"
-	fi
-}
-
 diag "lockdown at boot: $(mode)"
 dmesg_mark
 R=$MAGNET_RESULTS
@@ -75,10 +63,7 @@ expect_fail "a new run-time kprobe is refused" 6 "locked down" \
 	magnetctl probe add kp_new kprobe vfs_read
 
 check "enable selftest into S" magnetctl probe enable selftest stream S
-for _ in $(seq 1 600); do
-	[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && break
-	sleep 0.1
-done
+check_eq "the selftest producers finished" 0 "$(selftest_wait)"
 check "disable selftest" magnetctl probe disable selftest
 out=$(magnetctl record S -o "$R/s.trace" --duration 1 2>&1)
 check_eq "magnetctl record S (by name: magnetfs) exits 0" 0 $?
