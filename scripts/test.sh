@@ -6,7 +6,8 @@
 # and 6.12; MAGNET_RT_KERNELS=newest|all adds RT ones, MAGNET_KERNELS picks)
 # with virtme-ng and runs the integration tests, the bounded fuzzer and the
 # races in it, and a part of the suite in the newest PREEMPT_RT kernel
-# (rt_tests).
+# (rt_tests), each VM step only if it fits in the time budget
+# (MAGNET_CI_BUDGET_MIN, below; a step left out is named).
 # Ends with one line "N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
