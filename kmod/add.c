@@ -81,7 +81,8 @@ NOKPROBE_SYMBOL(magnet_write_core);
  * An event that began while another was being written on this CPU (an
  * NMI during a write, or a probe on a kernel function the write calls:
  * ring/rings.h, "the write section"): counted lost in the point's stream
- * and in each in-kernel consumer's, nothing else touched.
+ * and in each correlator tap's, missed by each synthesizer, nothing else
+ * touched.
  */
 static __always_inline void magnet_add_nested(struct magnet_point *pt,
 					      struct magnet_stream *s)
@@ -96,6 +97,8 @@ static __always_inline void magnet_add_nested(struct magnet_point *pt,
 	if (unlikely(t))
 		for (i = 0; i < t->n; i++)
 			magnet_rings_lost_nested(&t->s[i]->rings);
+	if (unlikely(magnet_point_synth(pt)))
+		magnet_synth_missed(pt, 1);
 }
 
 /*
@@ -172,14 +175,22 @@ NOKPROBE_SYMBOL(__magnet_add);
 notrace void magnet_add_lost(struct magnet_point *pt, u64 n)
 {
 	struct magnet_stream *s;
+	struct magnet_taps *t;
+	unsigned int i;
 
 	if (!n)
 		return;
-	rcu_read_lock_sched();
+	rcu_read_lock_sched_notrace();
 	s = rcu_dereference_sched(pt->stream);
 	if (s)
 		magnet_rings_add_lost(&s->rings, n);
-	rcu_read_unlock_sched();
+	t = rcu_dereference_sched(pt->taps);
+	if (unlikely(t))
+		for (i = 0; i < t->n; i++)
+			magnet_rings_add_lost(&t->s[i]->rings, n);
+	if (unlikely(magnet_point_synth(pt)))
+		magnet_synth_missed(pt, n);
+	rcu_read_unlock_sched_notrace();
 }
 EXPORT_SYMBOL_GPL(magnet_add_lost);
 NOKPROBE_SYMBOL(magnet_add_lost);

@@ -12,8 +12,8 @@
  * Formatted extack messages: NL_SET_ERR_MSG_FMT arrived in 6.2 and caps
  * messages at 80 bytes.  On every kernel the message is formatted by
  * kmod/extack.c into a string kept once and never rewritten: the ack
- * reads it after the handler, outside genl_mutex, while other requests
- * run.  Not for dumps: they use constant messages (NL_SET_ERR_MSG).
+ * reads it after the handler, while other requests run (the family is
+ * parallel_ops).  Not for dumps: they use constant messages (NL_SET_ERR_MSG).
  */
 #define MAGNET_EXTACK_LEN	192
 const char *magnet_extack_fmt(const char *fmt, ...) __printf(1, 2);

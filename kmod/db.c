@@ -132,6 +132,49 @@ struct magnet_point *magnet_point_register(const struct magnet_point_desc *desc,
 }
 EXPORT_SYMBOL_GPL(magnet_point_register);
 
+/* Points attached whose hook counts its misses (ops->missed); db.lock */
+static unsigned int db_nr_missed;
+
+/*
+ * What @pt's hook missed since the last report goes, as lost events, to
+ * every consumer of the point (magnet_add_lost()); db.lock held.
+ */
+static void db_point_missed_sync(struct magnet_point *pt)
+{
+	unsigned long now;
+
+	if (!pt->desc->ops->missed)
+		return;
+	now = pt->desc->ops->missed(pt);
+	magnet_add_lost(pt, now - pt->missed_seen);
+	pt->missed_seen = now;
+}
+
+#define DB_MISSED_TICK	HZ
+
+/*
+ * magnetk's periodic work: a hook's misses reach the consumers within a
+ * second, not only at disable, when a synthesizer about to go could no
+ * longer count them; jiffies until it is due again.
+ */
+long magnet_db_missed_tick(void)
+{
+	static unsigned long next;
+	struct magnet_point *pt;
+
+	if (!READ_ONCE(db_nr_missed))
+		return MAX_SCHEDULE_TIMEOUT;
+	if (time_before(jiffies, next))
+		return next - jiffies;
+	mutex_lock(&magnet_db.lock);
+	list_for_each_entry(pt, &magnet_db.points, node)
+		if (pt->users)
+			db_point_missed_sync(pt);
+	mutex_unlock(&magnet_db.lock);
+	next = jiffies + DB_MISSED_TICK;
+	return DB_MISSED_TICK;
+}
+
 /*
  * Consumers of a point: its stream and each synthesizer reading it.  The
  * hook is attached while there is one (docs/SYNTH.md); db.lock held.
@@ -156,6 +199,10 @@ int magnet_db_point_get(struct magnet_point *pt,
 				       pt->desc->name, hook, err);
 		if (err)
 			return err;
+		if (pt->desc->ops->missed) {
+			pt->missed_seen = pt->desc->ops->missed(pt);
+			WRITE_ONCE(db_nr_missed, db_nr_missed + 1);
+		}
 	}
 	pt->users++;
 	return 0;
@@ -167,8 +214,14 @@ void magnet_db_point_put(struct magnet_point *pt)
 	lockdep_assert_held(&magnet_db.lock);
 	if (WARN_ON_ONCE(!pt->users))
 		return;
-	if (!--pt->users)
-		pt->desc->ops->disable(pt);
+	/* the consumers still linked get what was missed until now */
+	db_point_missed_sync(pt);
+	if (--pt->users)
+		return;
+	pt->desc->ops->disable(pt);
+	db_point_missed_sync(pt);	/* the misses up to the detach */
+	if (pt->desc->ops->missed)
+		WRITE_ONCE(db_nr_missed, db_nr_missed - 1);
 }
 
 /*

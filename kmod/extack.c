@@ -3,7 +3,7 @@
  * Formatted extack messages that no other request can change.
  *
  * netlink_ack() reads a request's message after the handler has
- * returned and genl_mutex is dropped: twice (strlen() to size the reply,
+ * returned: twice (strlen() to size the reply,
  * then the copy, which WARNs if the string grew), in the sending task,
  * while other tasks' requests run.  A buffer shared by all requests
  * would hand one caller another's message (root's kprobe symbol to an

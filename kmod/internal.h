@@ -238,11 +238,15 @@ void magnet_kprobe_teardown(void);
 int magnet_db_point_get(struct magnet_point *pt,
 			struct netlink_ext_ack *extack);
 void magnet_db_point_put(struct magnet_point *pt);
+/* magnetk: report the hooks' misses (ops->missed); jiffies to the next */
+long magnet_db_missed_tick(void);
 
 /* synth.c: synthesizers (docs/SYNTH.md) */
 void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		       const void *payload, u16 len, u64 now,
 		       const struct magnet_who *w);
+/* @n events of @pt not fed to its synthesizers (any context) */
+void magnet_synth_missed(struct magnet_point *pt, u64 n);
 long magnet_synth_tick(void);
 void magnet_synths_stream_gone(struct magnet_stream *s);
 void magnet_synths_point_gone(struct magnet_point *pt);

@@ -20,8 +20,8 @@
  * @hashed, so equal pointers still compare equal within a trace.  Values
  * in the top 64 KiB (-1 .. -65536: error codes, AT_FDCWD) are kept.
  *
- * Requests run under genl_mutex (the family is not parallel_ops); the
- * list of run-time points has its own mutex for module exit.
+ * Requests run side by side (the family is parallel_ops): the list of
+ * run-time points, their count and the hash key are under mkp_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -186,14 +186,12 @@ static int mkp_attach(struct mkp *k, bool trial)
 	return register_kprobe(&k->kp);
 }
 
-static unsigned long mkp_detach(struct mkp *k)
+static void mkp_detach(struct mkp *k)
 {
-	if (k->retprobe) {
+	if (k->retprobe)
 		unregister_kretprobe(&k->krp);	/* waits for handlers */
-		return k->krp.nmissed + k->krp.kp.nmissed;
-	}
-	unregister_kprobe(&k->kp);
-	return k->kp.nmissed;
+	else
+		unregister_kprobe(&k->kp);
 }
 
 static int mkp_enable(struct magnet_point *pt)
@@ -214,15 +212,27 @@ static int mkp_enable(struct magnet_point *pt)
 
 static void mkp_disable(struct magnet_point *pt)
 {
+	mkp_detach(pt->priv);
+}
+
+/*
+ * Calls the probe missed since this arming (recursion, no free kretprobe
+ * instance): the core reports them as lost (db.c).  Zeroed by the next
+ * mkp_attach(), still there after the detach.
+ */
+static unsigned long mkp_missed(struct magnet_point *pt)
+{
 	struct mkp *k = pt->priv;
 
-	/* calls the probe missed (recursion, no free instance) are lost */
-	magnet_add_lost(pt, mkp_detach(k));
+	if (k->retprobe)
+		return READ_ONCE(k->krp.nmissed) + READ_ONCE(k->krp.kp.nmissed);
+	return READ_ONCE(k->kp.nmissed);
 }
 
 static const struct magnet_point_ops mkp_ops = {
 	.enable = mkp_enable,
 	.disable = mkp_disable,
+	.missed = mkp_missed,
 };
 
 /* ---- netlink ---------------------------------------------------------- */
@@ -389,10 +399,12 @@ int magnet_nl_kprobe_new(struct sk_buff *skb, struct genl_info *info)
 	WRITE_ONCE(k->pt, pt);
 	list_add_tail(&k->node, &mkp_list);
 	mkp_count++;
-	mutex_unlock(&mkp_lock);
 	pr_info("run-time probe %s (event %u) on %s\n", k->name, pt->id,
 		k->hook);
-	return magnet_nl_reply(info, MAGNET_CMD_KPROBE_NEW, mkp_put_reply, k);
+	/* under mkp_lock: a KPROBE_DEL running beside us frees @k */
+	err = magnet_nl_reply(info, MAGNET_CMD_KPROBE_NEW, mkp_put_reply, k);
+	mutex_unlock(&mkp_lock);
+	return err;
 
 out_free:
 	mutex_unlock(&mkp_lock);

@@ -57,8 +57,9 @@ static long magnetk_periodic(void)
 {
 	long a = magnet_corrs_tick();
 	long b = magnet_sockstat_tick();
+	long c = magnet_db_missed_tick();
 
-	return min(a, b);
+	return min3(a, b, c);
 }
 
 /*

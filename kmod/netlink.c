@@ -756,6 +756,14 @@ static struct genl_family magnet_genl_family __ro_after_init = {
 	.maxattr	= MAGNET_A_MAX,
 	.policy		= magnet_policy,
 	.module		= THIS_MODULE,
+	/*
+	 * Not under genl_mutex: a request that waits (for magnetk, for a
+	 * stream's read_lock) stalls MAGNET's requests only, not every
+	 * other generic netlink family of the machine.  What requests
+	 * share has its own lock: db.lock, magnetk's queue, mkp_lock,
+	 * extack.c's msgs_lock; a dump takes db.lock at each call.
+	 */
+	.parallel_ops	= true,
 	.small_ops	= magnet_genl_ops,
 	.n_small_ops	= ARRAY_SIZE(magnet_genl_ops),
 	.resv_start_op	= MAGNET_CMD_MAX + 1,

@@ -493,7 +493,7 @@ static u64 ss_missed(struct magnet_synth *sy)
 	if (!sy)
 		return 0;
 	magnet_synth_read_cnt(sy, &c);
-	return c.nmi + c.overflow + c.reordered + c.shrt;
+	return c.nmi + c.overflow + c.reordered + c.shrt + c.missed;
 }
 
 /* The synthesizers' figures of @ss into @st; db.lock held. */

@@ -35,6 +35,7 @@
 #include <linux/kprobes.h>
 #include <linux/cgroup.h>
 #include <linux/hardirq.h>
+#include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/jiffies.h>
 #include <linux/log2.h>
@@ -49,6 +50,18 @@
 
 LIST_HEAD(magnet_synths);
 static DEFINE_MUTEX(synths_lock);
+
+/*
+ * Synthesizers of one socket (@owner: sockstat's, seven per watched
+ * socket, up to 32 sockets) hash by that socket instead of sitting on
+ * their point's list, which every event of the point walks with
+ * interrupts off: an event looks at its own socket's bucket only, so the
+ * walk stays the user's synthesizers (at most 64) plus a few, not 224
+ * more.  Linked and unlinked by magnetk (db.lock), read under
+ * rcu_read_lock_sched.
+ */
+#define SYNTH_OWNED_BITS	7
+static DEFINE_HASHTABLE(synth_owned, SYNTH_OWNED_BITS);
 static unsigned int magnet_nr_synths;
 
 /*
@@ -132,6 +145,7 @@ void magnet_synth_read_cnt(struct magnet_synth *sy,
 		sum->nmi += READ_ONCE(c->nmi);
 		sum->reordered += READ_ONCE(c->reordered);
 		sum->late += READ_ONCE(c->late);
+		sum->missed += READ_ONCE(c->missed);
 	}
 }
 
@@ -304,6 +318,32 @@ static __always_inline bool synth_flags_want(const struct magnet_synth *sy,
 	return (v & sy->flag_mask) == sy->flag_want;
 }
 
+/* One synthesizer's share of an event (interrupts off). */
+static __always_inline void synth_feed_one(struct magnet_synth *sy,
+					   struct magnet_fkey *ev, bool *cg,
+					   const void *payload, u16 len,
+					   u64 now, const struct magnet_who *w)
+{
+	if (unlikely(in_nmi())) {
+		this_cpu_inc(sy->cnt->nmi);
+		return;
+	}
+	if (unlikely((sy->match.mask | sy->group) & MAGNET_FK_CGROUP) &&
+	    !*cg) {
+		magnet_event_cgroup(ev, w->owner);
+		*cg = true;
+	}
+	/* exactly the events of [start, end): see insert/remove */
+	if (now < READ_ONCE(sy->start) || now >= READ_ONCE(sy->end))
+		return;
+	if (!magnet_fkey_match(&sy->match, ev))
+		return;
+	if (unlikely(sy->flag_mask) && !synth_flags_want(sy, payload, len))
+		return;
+	this_cpu_inc(sy->cnt->matched);
+	synth_account(sy, ev, len, payload, now);
+}
+
 notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		       const void *payload, u16 len, u64 now,
 		       const struct magnet_who *w)
@@ -318,30 +358,38 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 
 	magnet_event_task(&ev, w);
 	/* the caller's rcu_read_lock_sched keeps the cgroup valid (filter.c) */
-	hlist_for_each_entry_rcu(sy, &pt->synths, pnode) {
-		if (unlikely(in_nmi())) {
-			this_cpu_inc(sy->cnt->nmi);
-			continue;
-		}
-		if (unlikely((sy->match.mask | sy->group) & MAGNET_FK_CGROUP) &&
-		    !cg) {
-			magnet_event_cgroup(&ev, w->owner);
-			cg = true;
-		}
-		/* exactly the events of [start, end): see insert/remove */
-		if (now < READ_ONCE(sy->start) || now >= READ_ONCE(sy->end))
-			continue;
-		if (!magnet_fkey_match(&sy->match, &ev))
-			continue;
-		if (unlikely(sy->flag_mask) && !synth_flags_want(sy, payload, len))
-			continue;
-		if (unlikely(sy->owner) && sy->owner != w->owner)
-			continue;
-		this_cpu_inc(sy->cnt->matched);
-		synth_account(sy, &ev, len, payload, now);
-	}
+	hlist_for_each_entry_rcu(sy, &pt->synths, pnode)
+		synth_feed_one(sy, &ev, &cg, payload, len, now, w);
+	if (!w->owner || !READ_ONCE(pt->owned))
+		return;
+	hash_for_each_possible_rcu(synth_owned, sy, pnode,
+				   (unsigned long)w->owner)
+		if (sy->owner == w->owner && sy->pt == pt)
+			synth_feed_one(sy, &ev, &cg, payload, len, now, w);
 }
 NOKPROBE_SYMBOL(magnet_synth_feed);
+
+/*
+ * Events of @pt that never reached its synthesizers: the hook missed them
+ * (ops->missed, magnet_add_lost()) or they began inside a write on their
+ * CPU (add.c, magnet_add_nested()).  Any context; callers hold
+ * rcu_read_lock_sched.
+ */
+notrace void magnet_synth_missed(struct magnet_point *pt, u64 n)
+{
+	struct magnet_synth *sy;
+	unsigned int b;
+
+	hlist_for_each_entry_rcu(sy, &pt->synths, pnode)
+		this_cpu_add(sy->cnt->missed, n);
+	if (!READ_ONCE(pt->owned))
+		return;
+	/* which socket a missed call was about is not known: all of them */
+	hash_for_each_rcu(synth_owned, b, sy, pnode)
+		if (sy->pt == pt)
+			this_cpu_add(sy->cnt->missed, n);
+}
+NOKPROBE_SYMBOL(magnet_synth_missed);
 
 /* ---- emission (the emitter, synths_lock) ------------------------------ */
 
@@ -481,6 +529,24 @@ long magnet_synth_tick(void)
 
 /* ---- creation and removal (magnetk, db.lock) ------------------------- */
 
+/* Where an event of its point finds @sy: its point's list or by owner. */
+static void synth_link(struct magnet_synth *sy)
+{
+	if (!sy->owner) {
+		hlist_add_head_rcu(&sy->pnode, &sy->pt->synths);
+		return;
+	}
+	hash_add_rcu(synth_owned, &sy->pnode, (unsigned long)sy->owner);
+	WRITE_ONCE(sy->pt->owned, sy->pt->owned + 1);
+}
+
+static void synth_unlink(struct magnet_synth *sy)
+{
+	hash_del_rcu(&sy->pnode);	/* hlist_del_rcu() either way */
+	if (sy->owner)
+		WRITE_ONCE(sy->pt->owned, sy->pt->owned - 1);
+}
+
 /*
  * Link the @n synthesizers of @sys at once; each counts exactly the events
  * whose timestamp is at least their common start, read after every event
@@ -504,16 +570,16 @@ int magnet_synth_insert_many(struct magnet_synth *const *sys, unsigned int n,
 		sy = sys[i];
 		sy->start = U64_MAX;
 		sy->end = U64_MAX;
-		hlist_add_head_rcu(&sy->pnode, &sy->pt->synths);
+		synth_link(sy);
 		err = magnet_db_point_get(sy->pt, extack);
 		if (err) {
-			hlist_del_rcu(&sy->pnode);
+			synth_unlink(sy);
 			break;
 		}
 	}
 	if (err) {
 		while (i--) {
-			hlist_del_rcu(&sys[i]->pnode);
+			synth_unlink(sys[i]);
 			magnet_db_point_put(sys[i]->pt);
 		}
 		synchronize_rcu();
@@ -563,7 +629,7 @@ static void synth_remove_list(struct list_head *doomed)
 	synchronize_rcu();
 	list_for_each_entry(sy, doomed, node) {
 		synth_harvest(sy, end, true);
-		hlist_del_rcu(&sy->pnode);
+		synth_unlink(sy);
 		if (sy->stream)
 			magnet_nr_synths--;
 		magnet_db_point_put(sy->pt);

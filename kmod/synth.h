@@ -39,10 +39,12 @@ struct magnet_synth_cnt {
 	u64 nmi;
 	u64 reordered;
 	u64 late;
+	u64 missed;	/* the hook's misses, nested events: magnet_add_lost() */
 };
 
 struct magnet_synth {
-	struct hlist_node pnode;	/* pt->synths, RCU */
+	/* pt->synths, or with @owner the owners' hash (synth.c); RCU */
+	struct hlist_node pnode;
 	struct list_head node;		/* magnet_synths, db.lock */
 	char name[MAGNET_NAME_MAX];
 	struct magnet_point *pt;
@@ -81,7 +83,10 @@ struct magnet_synth {
 	 * Internal too: with @owner, only the events magnet_add_owned() says
 	 * are about that socket (sockstat: a watched socket's inode number
 	 * can repeat on a busy machine, its struct sock cannot while the
-	 * watch holds it).  A pointer compared, never read.
+	 * watch holds it).  A pointer compared, never read.  Such
+	 * synthesizers are found by owner, not on pt->synths: an event
+	 * checks those of its own socket only, however many sockets are
+	 * watched (docs/SYNTH.md, "Fast path and cost").
 	 */
 	const struct sock *owner;
 };

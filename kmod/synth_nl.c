@@ -113,6 +113,7 @@ static int put_synth(struct sk_buff *skb, void *obj)
 	    PUT64(skb, MAGNET_SYNTH_A_NMI, c.nmi) ||
 	    PUT64(skb, MAGNET_SYNTH_A_REORDERED, c.reordered) ||
 	    PUT64(skb, MAGNET_SYNTH_A_LATE, c.late) ||
+	    PUT64(skb, MAGNET_SYNTH_A_MISSED, c.missed) ||
 	    PUT64(skb, MAGNET_SYNTH_A_RECORDS, sy->records) ||
 	    PUT64(skb, MAGNET_SYNTH_A_RECORDS_LOST, sy->records_lost)) {
 		nla_nest_cancel(skb, nest);
@@ -521,8 +522,7 @@ out:
 
 /*
  * dump: every synthesizer; with a MAGNET_A_SYNTH nest holding NAME and
- * VALUES, every key of that one.  cb->args[0]: next index; args[1]: 1
- * for a values dump.
+ * VALUES, every key of that one.  cb->args[0]: next index.
  */
 int magnet_nl_synth_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -555,9 +555,9 @@ int magnet_nl_synth_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			sy = magnet_synth_find(nla_data(tb[MAGNET_SYNTH_A_NAME]));
 			if (!sy) {
 				/*
-				 * A constant: the dump's message is read after
-				 * genl_mutex is dropped, so not magnet_set_err()'s
-				 * shared buffer (kmod/compat.h).
+				 * A constant: a dump's message is read after
+				 * this call returns, and magnet_set_err()'s
+				 * interning is for requests (kmod/compat.h).
 				 */
 				NL_SET_ERR_MSG(cb->extack,
 					       "no synthesizer of that name");

@@ -58,6 +58,7 @@ static struct nla_policy synth_policy[MAGNET_SYNTH_A_MAX + 1] = {
 	[MAGNET_SYNTH_A_V_TOTAL_COUNT]	= { .type = NLA_U64 },
 	[MAGNET_SYNTH_A_V_TOTAL_SUM_LO]	= { .type = NLA_U64 },
 	[MAGNET_SYNTH_A_V_TOTAL_SUM_HI]	= { .type = NLA_U64 },
+	[MAGNET_SYNTH_A_MISSED]		= { .type = NLA_U64 },
 };
 
 static const struct magnet_nl_obj synth_obj = {
@@ -246,6 +247,25 @@ int magnet_synth_get(struct magnet_ctl *h, const char *name,
 {
 	return magnet_nl_obj_get(h, &synth_obj, name, parse_one, sy,
 				 sizeof(*sy));
+}
+
+static int parse_missed(struct nlattr **tb, void *arg)
+{
+	struct nlattr *st[MAGNET_SYNTH_A_MAX + 1];
+	struct nlattr *nest = tb[MAGNET_A_SYNTH];
+
+	if (!nest || nla_parse_nested(st, MAGNET_SYNTH_A_MAX, nest,
+				      synth_policy) < 0)
+		return -EPROTO;
+	*(__u64 *)arg = magnet_nl_u64(st, MAGNET_SYNTH_A_MISSED);
+	return 0;
+}
+
+int magnet_synth_get_missed(struct magnet_ctl *h, const char *name,
+			    __u64 *missed)
+{
+	return magnet_nl_obj_get(h, &synth_obj, name, parse_missed, missed,
+				 sizeof(*missed));
 }
 
 struct synth_walk {

@@ -268,9 +268,11 @@ static void print_match(const struct magnet_synth_info *sy)
 	out_text("%-14s ", buf[0] ? buf : "*");
 }
 
-static void print_synth(const struct magnet_synth_info *sy)
+static void print_synth(struct magnet_ctl *h,
+			const struct magnet_synth_info *sy)
 {
 	char group[64], value[32];
+	__u64 missed;
 
 	group_str(sy->group, group, sizeof(group));
 	if (sy->quantity == MAGNET_SYNTH_Q_FIELD)
@@ -302,10 +304,14 @@ static void print_synth(const struct magnet_synth_info *sy)
 	out_uint("nmi", NULL, sy->nmi);
 	out_uint("reordered", NULL, sy->reordered);
 	out_uint("late", NULL, sy->late);
-	out_text("short=%llu nmi=%llu reordered=%llu late=%llu\n",
+	/* a GET of its own (ABI of the info); 0 from an older module */
+	if (magnet_synth_get_missed(h, sy->name, &missed))
+		missed = 0;
+	out_uint("missed", NULL, missed);
+	out_text("short=%llu nmi=%llu reordered=%llu late=%llu missed=%llu\n",
 		 (unsigned long long)sy->shrt, (unsigned long long)sy->nmi,
 		 (unsigned long long)sy->reordered,
-		 (unsigned long long)sy->late);
+		 (unsigned long long)sy->late, (unsigned long long)missed);
 	out_close_object();
 }
 
@@ -342,7 +348,7 @@ static int synth_list(int argc, char **argv)
 		print_header();
 		out_open_array(NULL);
 		for (i = 0; i < sv.n; i++)
-			print_synth(&sy[i]);
+			print_synth(h, &sy[i]);
 		out_close_array();
 	}
 	free(sv.v);
@@ -504,7 +510,7 @@ static int synth_show(int argc, char **argv)
 			ret = mc_name_error(h, ret, "synth", "show", argv[0]);
 		} else {
 			print_header();
-			print_synth(&sy);
+			print_synth(h, &sy);
 		}
 	} else if (key.group) {
 		ret = magnet_synth_value_get(h, argv[0], &key, &val);

@@ -45,7 +45,7 @@ static void mnet_ftrace_detach(struct mnet_hook *h)
 	/* waits until no callback runs (the ops is a module's: dynamic) */
 	unregister_ftrace_function(&h->fops);
 	ftrace_free_filter(&h->fops);
-	/* calls refused for recursion: lost events, as a kprobe's misses */
+	/* calls refused for recursion: missed, as a kprobe's */
 	h->missed += atomic_long_xchg(&h->recursed, 0);
 }
 #else
@@ -82,6 +82,7 @@ static void mnet_kprobe_detach(struct mnet_hook *h)
 {
 	unregister_kprobe(&h->kp);	/* waits for running handlers */
 	h->missed += h->kp.nmissed;
+	h->kp.nmissed = 0;		/* in h->missed now */
 }
 
 static int mnet_kretprobe_attach(struct mnet_hook *h)
@@ -101,6 +102,8 @@ static void mnet_kretprobe_detach(struct mnet_hook *h)
 	unregister_kretprobe(&h->krp);	/* waits for running handlers */
 	/* nmissed: calls not seen for lack of a free instance (maxactive) */
 	h->missed += h->krp.nmissed + h->krp.kp.nmissed;
+	h->krp.nmissed = 0;		/* in h->missed now */
+	h->krp.kp.nmissed = 0;
 }
 
 /* --- tracepoint ---------------------------------------------------- */
@@ -220,19 +223,46 @@ static int mnet_enable(struct magnet_point *pt)
 static void mnet_disable(struct magnet_point *pt)
 {
 	struct mnet_hook *h = pt->priv;
-	unsigned long missed = h->missed + (h->v6 ? h->v6->missed : 0);
 
 	mnet_detach(h);
 	if (h->v6_on)
 		mnet_detach(h->v6);
 	h->v6_on = false;
-	/* calls the hooks never saw still count, as lost events */
-	magnet_add_lost(pt, h->missed + (h->v6 ? h->v6->missed : 0) - missed);
+}
+
+/* @h's misses: those of past armings, and the attached hook's so far */
+static unsigned long mnet_hook_missed(const struct mnet_hook *h)
+{
+	unsigned long n = READ_ONCE(h->missed);
+
+	switch (h->kind) {
+	case MNET_KIND_FTRACE:
+		return n + atomic_long_read(&h->recursed);
+	case MNET_KIND_KPROBE:
+		return n + READ_ONCE(h->kp.nmissed);
+	case MNET_KIND_KRETPROBE:
+		return n + READ_ONCE(h->krp.nmissed) +
+		       READ_ONCE(h->krp.kp.nmissed);
+	default:
+		return n;
+	}
+}
+
+/*
+ * Calls the hooks never saw (recursion, no free kretprobe instance): the
+ * core reports them as lost events (kmod/db.c), however many armings.
+ */
+static unsigned long mnet_missed(struct magnet_point *pt)
+{
+	const struct mnet_hook *h = pt->priv;
+
+	return mnet_hook_missed(h) + (h->v6 ? mnet_hook_missed(h->v6) : 0);
 }
 
 const struct magnet_point_ops mnet_ops = {
 	.enable = mnet_enable,
 	.disable = mnet_disable,
+	.missed = mnet_missed,
 };
 
 /* --- the points ---------------------------------------------------- */

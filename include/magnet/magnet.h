@@ -33,6 +33,15 @@ struct magnet_point_ops {
 	int (*enable)(struct magnet_point *pt);
 	/* Detach the hook; when it returns no handler may still run. */
 	void (*disable)(struct magnet_point *pt);
+	/*
+	 * Optional: the calls the hook has missed so far (a kprobe's nmissed:
+	 * recursion, no free kretprobe instance), a count that does not go
+	 * down while the hook is attached and still reads right after
+	 * ->disable().  The core (db.lock held, may sleep) reports what it
+	 * has not reported yet as lost events to every consumer of the point,
+	 * about once a second and at disable (docs/PROBES.md).
+	 */
+	unsigned long (*missed)(struct magnet_point *pt);
 };
 
 struct magnet_point_desc {
@@ -57,9 +66,11 @@ struct magnet_point {
 	struct list_head node;
 	u64 __percpu *hits;		/* events offered while enabled */
 	struct hlist_head synths;	/* synthesizers fed by it (RCU) */
+	unsigned int owned;		/* and those of one socket (kmod/synth.c) */
 	/* in-kernel consumers (correlators): also fed, with or without @stream */
 	struct magnet_taps __rcu *taps;
 	unsigned int users;		/* stream, synthesizers, taps: hook on */
+	unsigned long missed_seen;	/* ops->missed() reported; db.lock */
 };
 
 /*
@@ -85,10 +96,12 @@ void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 		  const struct sock *owner);
 
 /*
- * Account @n events of @pt that its hook could not deliver (e.g. the
- * nmissed count of a kretprobe without a free instance).  They count as
- * produced and lost, and a LOST record reports them.  Call it while the
- * point is enabled, at the latest from its ops->disable().
+ * Account @n events of @pt that its hook could not deliver (e.g. a call
+ * it refused as recursive).  They count as produced and lost, and a LOST
+ * record reports them, in the point's stream and in each correlator tap
+ * reading it; each synthesizer reading it counts them as missed.  Any
+ * context.  Call it while the point is enabled, at the latest from its
+ * ops->disable(); a count the hook keeps goes through ops->missed.
  */
 void magnet_add_lost(struct magnet_point *pt, u64 n);
 
@@ -98,7 +111,7 @@ void magnet_add_lost(struct magnet_point *pt, u64 n);
  */
 static __always_inline bool magnet_point_synth(const struct magnet_point *pt)
 {
-	return !hlist_empty(&pt->synths);
+	return !hlist_empty(&pt->synths) || READ_ONCE(pt->owned);
 }
 
 static __always_inline bool magnet_point_internal(const struct magnet_point *pt)

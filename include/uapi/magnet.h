@@ -803,7 +803,7 @@ struct magnet_sock_stats {
 	__u64 ival_var;		/* population variance, ns^2 */
 	__u64 ival_min;
 	__u64 ival_max;
-	__u64 missed;		/* events not counted (NMI, reordered) */
+	__u64 missed;		/* events not counted (NMI, reordered, ...) */
 	/* TCP, read from the socket (MAGNET_SOCK_F_TCP) */
 	__u64 unsent;		/* written, not yet sent: write_seq - snd_nxt */
 	__u64 unacked;		/* sent, not yet acked: snd_nxt - snd_una */

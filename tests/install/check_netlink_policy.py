@@ -66,7 +66,7 @@ REPLY_ONLY = {
               "v-period-start", "v-count", "v-min", "v-max", "v-sum-lo",
               "v-sum-hi", "v-sumsq-lo", "v-sumsq-hi", "v-mean",
               "v-variance", "v-flags", "v-total-count", "v-total-sum-lo",
-              "v-total-sum-hi"],
+              "v-total-sum-hi", "missed"],
     # CORR_GET's ID (assigned by the kernel) and counters (docs/CORRELATE.md)
     "corr": ["id", "events", "completed", "expired", "partial", "overflow",
              "stray", "lost", "late", "pending", "records", "in-written",

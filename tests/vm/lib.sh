@@ -580,13 +580,14 @@ if isinstance(d, dict):
 print(sum(1 for o in d if re.search(sys.argv[1], o["name"])))' "$2" <<<"$out"
 }
 
-# stream_field STREAM FIELD: a counter of "magnetctl -j stream list"
-# (produced, written, lost, read, ...) of STREAM; ctl_list's error, or
-# "no-stream" for a missing stream.
-stream_field() {
+# list_field OBJECT NAME FIELD: FIELD of the object NAME in "magnetctl -j
+# OBJECT list" (a probe's hits, a synthesizer's missed, ...); summed over
+# the entries of that name (a probe's, one per CPU).  ctl_list's error,
+# or "no-OBJECT" when there is none.
+list_field() {
 	local out rc
 
-	out=$(ctl_list stream)
+	out=$(ctl_list "$1")
 	rc=$?
 	[ $rc -eq 0 ] || { echo "$out"; return $rc; }
 	python3 -c '
@@ -594,8 +595,26 @@ import json, sys
 d = json.load(sys.stdin)
 if isinstance(d, dict):
     d = next(v for v in d.values() if isinstance(v, list))
-print(next((str(s[sys.argv[2]]) for s in d if s["name"] == sys.argv[1]), "no-stream"))' \
-		"$1" "$2" <<<"$out"
+v = [o[sys.argv[3]] for o in d if o["name"] == sys.argv[2]]
+print(sum(v) if v and all(isinstance(x, int) for x in v)
+      else str(v[0]) if v else "no-" + sys.argv[1])' "$1" "$2" "$3" <<<"$out"
+}
+
+# stream_field STREAM FIELD: a counter of "magnetctl -j stream list"
+# (produced, written, lost, read, ...) of STREAM; "no-stream" when there
+# is none.
+stream_field() {
+	list_field stream "$1" "$2"
+}
+
+# probe_hits PROBE: the events PROBE offered to its stream (0 when there
+# is no such probe: a module unloaded).
+probe_hits() {
+	local v
+
+	v=$(list_field probe "$1" hits)
+	[ "$v" = no-probe ] && v=0
+	echo "$v"
 }
 
 # expect_fail DESC EXIT ERE CMD...: CMD fails with exit status EXIT and

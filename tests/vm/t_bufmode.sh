@@ -60,11 +60,7 @@ print(int(v) if isinstance(v, bool) else v)' "$2"
 }
 
 hits() {
-	magnetctl -j probe list | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-d = d["probes"] if isinstance(d, dict) else d
-print(sum(p["hits"] for p in d if p["name"] == "selftest"))'
+	probe_hits selftest
 }
 
 # streams: the names of the streams, or "list-failed(RC)" (never "" from
@@ -201,6 +197,42 @@ n=$(cat "$FR" | wc -c)
 if [ "$n" -gt 0 ]; then ok "frozen empty stream reads its SYSINFO/EVENTDEFs then EOF ($n bytes)"; else not_ok "frozen stream readable" "$n bytes"; fi
 check "resume fr" magnetctl stream resume fr
 check_eq "show -j: running again" 0 "$(sstat fr frozen)"
+
+# A request that waits holds no lock another family needs.  A reader
+# stopped in its copy to user space (a userfaultfd page,
+# tests/tools/uffd_read.c) holds frozen fr's read_lock, and a RESUME of fr
+# waits for it.  The family is parallel_ops, so meanwhile a family lookup
+# (nlctrl's GETFAMILY, which every generic netlink client makes first) and
+# a STATUS_GET answer at once.  Before, the waiting RESUME held the
+# kernel's genl_mutex: every non-parallel family of the machine waited too.
+if [ -x "$MAGNET_TOOLS/uffd_read" ]; then
+	check "freeze fr (a reader will stop in its copy)" magnetctl stream freeze fr
+	mkfifo "$R/uffd.ctl"
+	exec 7<>"$R/uffd.ctl"
+	"$MAGNET_TOOLS/uffd_read" "$FR" <"$R/uffd.ctl" >"$R/uffd.out" 2>&1 &
+	upid=$!
+	on_exit "kill $upid"
+	check "the reader stops in its copy to user space (read_lock held)" \
+		wait_line "$R/uffd.out" '^faulted' 20
+	bg resume magnetctl stream resume fr
+	sleep 1
+	check "the RESUME waits for the reader" kill -0 "${BG_PID[resume]}"
+	t0=$(date +%s%N)
+	out=$(timeout 10 "${GENL[@]}" STATUS_GET 2>&1)
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	check_eq "meanwhile a family lookup and STATUS_GET answer ($ms ms: $out)" 0 "$rc"
+	echo go >&7
+	wait "$upid"
+	check_eq "the reader's read returns once its page is there" 0 $?
+	check "it read fr's metadata" grep -qE '^read [1-9]' "$R/uffd.out"
+	bg_wait resume 20
+	check_eq "then the RESUME completes" 0 $?
+	check_eq "fr runs again" 0 "$(sstat fr frozen)"
+	exec 7>&-
+else
+	skip "a waiting request holds no global lock" "uffd_read not built"
+fi
 
 # GET_STATS: the first layout (56 bytes, old binaries) and the current one
 check "GET_STATS in both sizes" python3 - "$FR" <<'PY'

@@ -136,7 +136,7 @@ record_stop full syn
 diag "phase 2 done at ${SECONDS}s"
 
 # ---- 3. a point no stream has enabled ------------------------------------
-hits0=$(magnetctl -j probe list | python3 -c 'import json,sys; print([p["hits"] for p in json.load(sys.stdin) if p["name"] == "udp_send"][0])')
+hits0=$(probe_hits udp_send)
 prod0=$(magnetctl -j stream list | python3 -c 'import json,sys; print(sum(s["produced"] for s in json.load(sys.stdin)))')
 record_start syn2
 check "synth uonly: udp_send (enabled nowhere) by tgid, len field, 1 h" \
@@ -149,7 +149,7 @@ magnetctl -j synth show uonly values tgid "$UPID" >"$R/uonly.json"
 check_eq "synthesizer-only point: the sender's 300 sends of 300 bytes counted" "300 90000 300 300" \
 	"$(jget "$R/uonly.json" '" ".join(str(d[k]) for k in ("count", "sum_lo", "min", "max"))')"
 magnetctl probe list | grep -E "udp_send" | sed 's/^/# /'
-hits1=$(magnetctl -j probe list | python3 -c 'import json,sys; print([p["hits"] for p in json.load(sys.stdin) if p["name"] == "udp_send"][0])')
+hits1=$(probe_hits udp_send)
 [[ $hits0 =~ ^[0-9]+$ && $prod0 =~ ^[0-9]+$ ]] && ok "udp_send's hits ($hits0) and the streams' produced ($prod0) read" ||
 	not_ok "udp_send's hits and the streams' produced read" "hits '$hits0' produced '$prod0'"
 check_eq "udp_send offered nothing to any stream (hits unchanged)" "$hits0" "$hits1"

@@ -279,6 +279,14 @@ LIBMAGNET_API int magnet_synth_get(struct magnet_ctl *h, const char *name,
 				   struct magnet_synth_info *sy);
 LIBMAGNET_API int magnet_synth_list(struct magnet_ctl *h, magnet_synth_cb cb,
 				    void *ctx);
+/*
+ * Events the synthesizer never saw (a SYNTH_GET of its own: the size of
+ * struct magnet_synth_info is ABI): calls its probe's hook missed and
+ * events that began inside a write on their CPU; 0 from a module that
+ * predates the counter.
+ */
+LIBMAGNET_API int magnet_synth_get_missed(struct magnet_ctl *h,
+					  const char *name, __u64 *missed);
 /* Every key's values (a dump). */
 LIBMAGNET_API int magnet_synth_values(struct magnet_ctl *h, const char *name,
 				      magnet_synth_value_cb cb, void *ctx);
