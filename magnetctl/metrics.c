@@ -242,6 +242,16 @@ static void write_synths(struct magnet_ctl *h, FILE *o, struct vec *v,
 	EACH(*v, struct magnet_synth_info, s)
 		sample_u(o, "magnet_synth_records_lost_total", "synth", s->name,
 			 s->records_lost);
+	family(o, "magnet_synth_missed_total", "counter",
+	       "Events the synthesizer never saw: its probe's hook missed them, or they began inside a write.");
+	for (i = 0; i < v->n; i++) {
+		const struct magnet_synth_info *s = AT(*v, struct magnet_synth_info, i);
+		__u64 missed;
+
+		/* a GET of its own (ABI of the info); none from an older module */
+		if (!magnet_synth_get_missed(h, s->name, &missed))
+			sample_u(o, "magnet_synth_missed_total", "synth", s->name, missed);
+	}
 	family(o, "magnet_synth_keys", "gauge", "Keys the synthesizer holds.");
 	EACH(*v, struct magnet_synth_info, s)
 		sample_u(o, "magnet_synth_keys", "synth", s->name, s->nr_keys);

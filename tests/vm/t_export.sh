@@ -112,6 +112,7 @@ magnetctl -j stream show net >"$R/stream.json"
 magnetctl -j probe list >"$R/probes.json"
 magnetctl -j filter show half >"$R/filter.json"
 magnetctl -j synth show sb values >"$R/synth.json"
+magnetctl -j synth show sb >"$R/synthinfo.json"
 magnetctl -j correlate show c >"$R/corr.json"
 python3 - "$R" "$PROM" "$N" "$MAGNET_REPO/docs/grafana/magnet-dashboard.json" "$PORT" >"$R/check.tap" <<'PY'
 import json, sys, urllib.parse, urllib.request
@@ -150,6 +151,10 @@ tot = q('magnet_synth_samples_total{synth="sb"}')
 want = {(("id", str(v["id"])), ("synth", "sb"), ("unit", "bytes")): float(v["total_count"]) for v in vals}
 ok(tot == want and sum(want.values()) >= n, "synth sb: a series per socket, samples = magnetctl's total_count (%d keys)" % len(want),
    (tot, want))
+si = json.load(open(R + "/synthinfo.json"))
+si = si[0] if isinstance(si, list) else si
+got = one('magnet_synth_missed_total{synth="sb"}')
+ok(got == si["missed"], "synth sb missed: %s = magnetctl's" % got, (got, si["missed"]))
 c = json.load(open(R + "/corr.json"))
 c = c[0] if isinstance(c, list) else c
 for f in ("completed", "expired", "records"):
