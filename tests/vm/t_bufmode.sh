@@ -20,6 +20,9 @@
 #    sizes, unknown mode bits, bad snapshot operations, a snapshot of a
 #    discard stream, double freeze, resume of a running stream, reading a
 #    running flight recorder (EBUSY); GET_STATS in both struct sizes;
+#  - a snapshot request that waits for a reader (stopped in its copy to
+#    user space by a userfaultfd page) holds no lock of the kernel's other
+#    generic netlink families: a family lookup answers meanwhile;
 #  - a stream on the local clock: SYSINFO says so, per-CPU time order,
 #    exact accounting; synthesizers and application writes refused;
 #  - stream delete and rmmod while frozen are clean.
