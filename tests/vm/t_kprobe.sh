@@ -187,7 +187,7 @@ if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ]; then
 	check "each selftest write's nested kp_clock event counted lost ($lost >= $hits)" \
 		test "${lost:-0}" -ge "${hits:-1}"
 	# (lost may count more: kprobes' own misses, as the recorded events'
-	# writes fire kp_clock inside its handler, reach it within a second and at disable)
+	# writes fire kp_clock inside its handler, reach it within a second)
 	check "each kp_clock hit ($kph) recorded ($n) or counted lost ($lost)" \
 		test "$((${n:-0} + ${lost:-0}))" -ge "${kph:-1}"
 	check "probe del kp_clock" magnetctl probe del kp_clock
