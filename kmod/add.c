@@ -81,11 +81,12 @@ NOKPROBE_SYMBOL(magnet_write_core);
  * An event that began while another was being written on this CPU (an
  * NMI during a write, or a probe on a kernel function the write calls:
  * ring/rings.h, "the write section"): counted lost in the point's stream
- * and in each correlator tap's, missed by each synthesizer, nothing else
- * touched.
+ * and in each correlator tap's, missed by each synthesizer it would have
+ * been fed to (those of @owner's socket among them), nothing else touched.
  */
 static __always_inline void magnet_add_nested(struct magnet_point *pt,
-					      struct magnet_stream *s)
+					      struct magnet_stream *s,
+					      const struct sock *owner)
 {
 	struct magnet_taps *t = rcu_dereference_sched(pt->taps);
 	unsigned int i;
@@ -98,7 +99,7 @@ static __always_inline void magnet_add_nested(struct magnet_point *pt,
 		for (i = 0; i < t->n; i++)
 			magnet_rings_lost_nested(&t->s[i]->rings);
 	if (unlikely(magnet_point_synth(pt)))
-		magnet_synth_missed(pt, 1);
+		magnet_synth_missed_one(pt, owner);
 }
 
 /*
@@ -134,7 +135,7 @@ notrace void __magnet_add(struct magnet_point *pt, struct magnet_stream *s,
 
 	local_irq_save(flags);
 	if (unlikely(!magnet_rings_enter())) {
-		magnet_add_nested(pt, s);
+		magnet_add_nested(pt, s, owner);
 		goto out;
 	}
 	if (owner && abstract_id) {

@@ -137,7 +137,11 @@ static unsigned int db_nr_missed;
 
 /*
  * What @pt's hook missed since the last report goes, as lost events, to
- * every consumer of the point (magnet_add_lost()); db.lock held.
+ * every consumer of the point (magnet_add_lost()); db.lock held.  kprobes
+ * count their misses with a plain increment, from every CPU at once: the
+ * count can step back.  Only a count ahead of the last one reported is
+ * news; one behind it waits until the count passes it again, so no event
+ * is reported lost twice and none as 2^64 lost.
  */
 static void db_point_missed_sync(struct magnet_point *pt)
 {
@@ -146,6 +150,8 @@ static void db_point_missed_sync(struct magnet_point *pt)
 	if (!pt->desc->ops->missed)
 		return;
 	now = pt->desc->ops->missed(pt);
+	if ((long)(now - pt->missed_seen) <= 0)
+		return;
 	magnet_add_lost(pt, now - pt->missed_seen);
 	pt->missed_seen = now;
 }
@@ -176,6 +182,18 @@ long magnet_db_missed_tick(void)
 }
 
 /*
+ * A consumer of @pt is about to be linked (stream, tap, synthesizer): the
+ * misses so far go to those already there, not to the newcomer, which
+ * could not have seen those events.  db.lock held.
+ */
+void magnet_db_point_join(struct magnet_point *pt)
+{
+	lockdep_assert_held(&magnet_db.lock);
+	if (pt->users)
+		db_point_missed_sync(pt);
+}
+
+/*
  * Consumers of a point: its stream and each synthesizer reading it.  The
  * hook is attached while there is one (docs/SYNTH.md); db.lock held.
  */
@@ -187,6 +205,9 @@ int magnet_db_point_get(struct magnet_point *pt,
 
 	lockdep_assert_held(&magnet_db.lock);
 	if (!pt->users) {
+		/* the count before the arming: its misses are all reported */
+		if (pt->desc->ops->missed)
+			pt->missed_seen = pt->desc->ops->missed(pt);
 		err = pt->desc->ops->enable(pt);
 		if (err == -EPERM)
 			/* run-time kprobes: lockdown raised since their creation */
@@ -199,10 +220,8 @@ int magnet_db_point_get(struct magnet_point *pt,
 				       pt->desc->name, hook, err);
 		if (err)
 			return err;
-		if (pt->desc->ops->missed) {
-			pt->missed_seen = pt->desc->ops->missed(pt);
+		if (pt->desc->ops->missed)
 			WRITE_ONCE(db_nr_missed, db_nr_missed + 1);
-		}
 	}
 	pt->users++;
 	return 0;
@@ -258,6 +277,7 @@ int magnet_db_point_enable(struct magnet_point *pt, struct magnet_stream *s,
 			       pt->desc->name, cur->name);
 		return -EBUSY;
 	}
+	magnet_db_point_join(pt);
 	magnet_stream_get(s);
 	rcu_assign_pointer(pt->stream, s);
 	err = magnet_db_point_get(pt, extack);
@@ -309,6 +329,7 @@ int magnet_db_point_tap(struct magnet_point *pt, struct magnet_stream *s,
 {
 	int err;
 
+	magnet_db_point_join(pt);
 	err = point_taps_set(pt, s, NULL);
 	if (err) {
 		magnet_set_err(extack, NULL, "out of memory");

@@ -238,6 +238,8 @@ void magnet_kprobe_teardown(void);
 int magnet_db_point_get(struct magnet_point *pt,
 			struct netlink_ext_ack *extack);
 void magnet_db_point_put(struct magnet_point *pt);
+/* before a consumer is linked: the misses so far go to those already on */
+void magnet_db_point_join(struct magnet_point *pt);
 /* magnetk: report the hooks' misses (ops->missed); jiffies to the next */
 long magnet_db_missed_tick(void);
 
@@ -247,6 +249,8 @@ void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 		       const struct magnet_who *w);
 /* @n events of @pt not fed to its synthesizers (any context) */
 void magnet_synth_missed(struct magnet_point *pt, u64 n);
+void magnet_synth_missed_one(struct magnet_point *pt,
+			     const struct sock *owner);
 long magnet_synth_tick(void);
 void magnet_synths_stream_gone(struct magnet_stream *s);
 void magnet_synths_point_gone(struct magnet_point *pt);

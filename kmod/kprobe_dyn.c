@@ -52,7 +52,7 @@ struct mkp {
 	bool retprobe;
 	u16 args;				/* bit i: record argument i */
 	struct magnet_point *pt;
-	unsigned long missed;
+	unsigned long missed;			/* past armings' misses */
 	union {
 		struct kprobe kp;
 		struct kretprobe krp;
@@ -188,10 +188,17 @@ static int mkp_attach(struct mkp *k, bool trial)
 
 static void mkp_detach(struct mkp *k)
 {
-	if (k->retprobe)
+	/* the arming's misses go to the running total (mkp_missed()) */
+	if (k->retprobe) {
 		unregister_kretprobe(&k->krp);	/* waits for handlers */
-	else
+		k->missed += (unsigned int)k->krp.nmissed + k->krp.kp.nmissed;
+		k->krp.nmissed = 0;
+		k->krp.kp.nmissed = 0;
+	} else {
 		unregister_kprobe(&k->kp);
+		k->missed += k->kp.nmissed;
+		k->kp.nmissed = 0;
+	}
 }
 
 static int mkp_enable(struct magnet_point *pt)
@@ -216,17 +223,20 @@ static void mkp_disable(struct magnet_point *pt)
 }
 
 /*
- * Calls the probe missed since this arming (recursion, no free kretprobe
- * instance): the core reports them as lost (db.c).  Zeroed by the next
- * mkp_attach(), still there after the detach.
+ * Calls the probe missed (recursion, no free kretprobe instance), over all
+ * its armings: past ones in k->missed, the current one in the kprobe's own
+ * count.  The core reports the growth as lost (db.c).  Read under db.lock,
+ * as attach and detach run.
  */
 static unsigned long mkp_missed(struct magnet_point *pt)
 {
 	struct mkp *k = pt->priv;
 
+	/* a kretprobe counts in an int: no sign extension above 2^31 */
 	if (k->retprobe)
-		return READ_ONCE(k->krp.nmissed) + READ_ONCE(k->krp.kp.nmissed);
-	return READ_ONCE(k->kp.nmissed);
+		return k->missed + (unsigned int)READ_ONCE(k->krp.nmissed) +
+		       READ_ONCE(k->krp.kp.nmissed);
+	return k->missed + READ_ONCE(k->kp.nmissed);
 }
 
 static const struct magnet_point_ops mkp_ops = {

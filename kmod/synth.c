@@ -369,27 +369,56 @@ notrace void magnet_synth_feed(struct magnet_point *pt, u64 abstract_id,
 }
 NOKPROBE_SYMBOL(magnet_synth_feed);
 
+/* @n events missed by @pt's synthesizers that read every socket */
+static __always_inline void synth_missed_all_sockets(struct magnet_point *pt,
+						     u64 n)
+{
+	struct magnet_synth *sy;
+
+	hlist_for_each_entry_rcu(sy, &pt->synths, pnode)
+		this_cpu_add(sy->cnt->missed, n);
+}
+
 /*
  * Events of @pt that never reached its synthesizers: the hook missed them
- * (ops->missed, magnet_add_lost()) or they began inside a write on their
- * CPU (add.c, magnet_add_nested()).  Any context; callers hold
- * rcu_read_lock_sched.
+ * (ops->missed, magnet_add_lost()).  Which socket a missed call was about
+ * is not known, so every synthesizer of one socket on @pt counts them too.
+ * Any context; callers hold rcu_read_lock_sched.
  */
 notrace void magnet_synth_missed(struct magnet_point *pt, u64 n)
 {
 	struct magnet_synth *sy;
 	unsigned int b;
 
-	hlist_for_each_entry_rcu(sy, &pt->synths, pnode)
-		this_cpu_add(sy->cnt->missed, n);
+	synth_missed_all_sockets(pt, n);
 	if (!READ_ONCE(pt->owned))
 		return;
-	/* which socket a missed call was about is not known: all of them */
 	hash_for_each_rcu(synth_owned, b, sy, pnode)
 		if (sy->pt == pt)
 			this_cpu_add(sy->cnt->missed, n);
 }
 NOKPROBE_SYMBOL(magnet_synth_missed);
+
+/*
+ * One event of @pt that began inside a write on its CPU (add.c,
+ * magnet_add_nested()): its socket @owner (or NULL) is known, so only the
+ * synthesizers it would have been fed to count it.  Any context, under
+ * rcu_read_lock_sched.
+ */
+notrace void magnet_synth_missed_one(struct magnet_point *pt,
+				     const struct sock *owner)
+{
+	struct magnet_synth *sy;
+
+	synth_missed_all_sockets(pt, 1);
+	if (!owner || !READ_ONCE(pt->owned))
+		return;
+	hash_for_each_possible_rcu(synth_owned, sy, pnode,
+				   (unsigned long)owner)
+		if (sy->owner == owner && sy->pt == pt)
+			this_cpu_inc(sy->cnt->missed);
+}
+NOKPROBE_SYMBOL(magnet_synth_missed_one);
 
 /* ---- emission (the emitter, synths_lock) ------------------------------ */
 
@@ -570,6 +599,7 @@ int magnet_synth_insert_many(struct magnet_synth *const *sys, unsigned int n,
 		sy = sys[i];
 		sy->start = U64_MAX;
 		sy->end = U64_MAX;
+		magnet_db_point_join(sy->pt);
 		synth_link(sy);
 		err = magnet_db_point_get(sy->pt, extack);
 		if (err) {

@@ -257,7 +257,9 @@ static int parse_missed(struct nlattr **tb, void *arg)
 	if (!nest || nla_parse_nested(st, MAGNET_SYNTH_A_MAX, nest,
 				      synth_policy) < 0)
 		return -EPROTO;
-	*(__u64 *)arg = magnet_nl_u64(st, MAGNET_SYNTH_A_MISSED);
+	if (!st[MAGNET_SYNTH_A_MISSED])
+		return -EOPNOTSUPP;	/* a module older than the counter */
+	*(__u64 *)arg = nla_get_u64(st[MAGNET_SYNTH_A_MISSED]);
 	return 0;
 }
 

@@ -248,7 +248,7 @@ static void write_synths(struct magnet_ctl *h, FILE *o, struct vec *v,
 		const struct magnet_synth_info *s = AT(*v, struct magnet_synth_info, i);
 		__u64 missed;
 
-		/* a GET of its own (ABI of the info); none from an older module */
+		/* a GET of its own (ABI of the info); an older module has none */
 		if (!magnet_synth_get_missed(h, s->name, &missed))
 			sample_u(o, "magnet_synth_missed_total", "synth", s->name, missed);
 	}

@@ -273,6 +273,7 @@ static void print_synth(struct magnet_ctl *h,
 {
 	char group[64], value[32];
 	__u64 missed;
+	bool has_missed;
 
 	group_str(sy->group, group, sizeof(group));
 	if (sy->quantity == MAGNET_SYNTH_Q_FIELD)
@@ -304,14 +305,17 @@ static void print_synth(struct magnet_ctl *h,
 	out_uint("nmi", NULL, sy->nmi);
 	out_uint("reordered", NULL, sy->reordered);
 	out_uint("late", NULL, sy->late);
-	/* a GET of its own (ABI of the info); 0 from an older module */
-	if (magnet_synth_get_missed(h, sy->name, &missed))
-		missed = 0;
-	out_uint("missed", NULL, missed);
-	out_text("short=%llu nmi=%llu reordered=%llu late=%llu missed=%llu\n",
+	/* a GET of its own (ABI of the info); an older module has none */
+	has_missed = !magnet_synth_get_missed(h, sy->name, &missed);
+	if (has_missed)
+		out_uint("missed", NULL, missed);
+	out_text("short=%llu nmi=%llu reordered=%llu late=%llu",
 		 (unsigned long long)sy->shrt, (unsigned long long)sy->nmi,
 		 (unsigned long long)sy->reordered,
-		 (unsigned long long)sy->late, (unsigned long long)missed);
+		 (unsigned long long)sy->late);
+	if (has_missed)
+		out_text(" missed=%llu", (unsigned long long)missed);
+	out_text("\n");
 	out_close_object();
 }
 

@@ -100,8 +100,11 @@ static int mnet_kretprobe_attach(struct mnet_hook *h)
 static void mnet_kretprobe_detach(struct mnet_hook *h)
 {
 	unregister_kretprobe(&h->krp);	/* waits for running handlers */
-	/* nmissed: calls not seen for lack of a free instance (maxactive) */
-	h->missed += h->krp.nmissed + h->krp.kp.nmissed;
+	/*
+	 * nmissed: calls not seen for lack of a free instance (maxactive);
+	 * an int, taken unsigned
+	 */
+	h->missed += (unsigned int)h->krp.nmissed + h->krp.kp.nmissed;
 	h->krp.nmissed = 0;		/* in h->missed now */
 	h->krp.kp.nmissed = 0;
 }
@@ -241,7 +244,7 @@ static unsigned long mnet_hook_missed(const struct mnet_hook *h)
 	case MNET_KIND_KPROBE:
 		return n + READ_ONCE(h->kp.nmissed);
 	case MNET_KIND_KRETPROBE:
-		return n + READ_ONCE(h->krp.nmissed) +
+		return n + (unsigned int)READ_ONCE(h->krp.nmissed) +
 		       READ_ONCE(h->krp.kp.nmissed);
 	default:
 		return n;

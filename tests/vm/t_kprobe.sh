@@ -266,6 +266,99 @@ check "probe del kp_clock" magnetctl probe del kp_clock
 check "probe del kp_wr" magnetctl probe del kp_wr
 check "stream delete gsyn" magnetctl stream delete gsyn
 
+# A hook's misses belong to the consumers that were there when it missed,
+# not to one that joins later.  kr_efd, a kretprobe on eventfd_read, has
+# max(256, 4 per CPU) instances: as many eventfd readers, blocked, hold
+# them all, and every reader after them finds none and is missed.
+# Synthesizer sa reads kr_efd from the start; 40 readers too many are
+# missed, and sa's count shows them when magnetk reports (once a second).
+# Right after that report, 20 more are missed and sb joins, well before
+# the next report; nothing reads an eventfd after that.  sa counts 60,
+# sb none.  Before, that next report charged the 20 to sb as well.
+if grep -qw eventfd_read /proc/kallsyms; then
+	nr=$(( $(nproc) * 4 > 256 ? $(nproc) * 4 + 40 : 296 ))
+	check "stream create efs" magnetctl stream create efs subbuf-size 64K subbuf-count 4
+	check "probe add kr_efd kretprobe eventfd_read" magnetctl probe add kr_efd kretprobe eventfd_read
+	check "synth add sa on kr_efd" \
+		magnetctl synth add sa probe kr_efd value size period 100ms stream efs
+	rm -f /tmp/efd.cmd /tmp/efd.ack
+	mkfifo /tmp/efd.cmd /tmp/efd.ack
+	# Readers on request (a line: how many more; 0: wake all); the reply,
+	# once every reader is asleep in read(2), is how many there are.
+	bg efd python3 -c '
+import os, threading, time
+fd = os.eventfd(0, os.EFD_SEMAPHORE)
+cmd = open("/tmp/efd.cmd")
+ack = open("/tmp/efd.ack", "w")
+ts = []
+
+def asleep_in_read(threads):
+    n = 0
+    for t in threads:
+        f = "/proc/self/task/%d/" % t.native_id
+        try:
+            st = open(f + "stat").read().rsplit(")", 1)[1].split()[0]
+            nr = open(f + "syscall").read().split()[0]
+        except OSError:
+            continue
+        n += st == "S" and nr == "0"
+    return n
+
+for line in cmd:
+    n = int(line)
+    if n == 0:
+        break
+    new = [threading.Thread(target=os.read, args=(fd, 8)) for _ in range(n)]
+    for t in new:
+        t.start()
+    ts += new
+    while asleep_in_read(new) < n:
+        time.sleep(0.005)
+    ack.write("%d\n" % len(ts))
+    ack.flush()
+os.eventfd_write(fd, len(ts))
+for t in ts:
+    t.join()
+print("done", len(ts))
+'
+	# read-write: neither open waits for the other side
+	exec 7<>/tmp/efd.cmd 8<>/tmp/efd.ack
+	echo "$nr" >&7
+	read -r -t 60 got <&8
+	check_eq "$nr eventfd readers asleep" "$nr" "$got"
+	ma=0
+	for _ in $(seq 1 100); do
+		ma=$(magnetctl synth show sa | sed -n 's/.* missed=\([0-9]*\).*/\1/p')
+		[ "${ma:-0}" -ge 40 ] && break
+		sleep 0.02
+	done
+	check_eq "magnetk reported the 40 readers without an instance to sa" 40 "$ma"
+	t0=$(date +%s%N)
+	echo 20 >&7
+	read -r -t 60 got <&8
+	check_eq "20 more readers asleep" "$((nr + 20))" "$got"
+	check "synth add sb on kr_efd right after them" \
+		magnetctl synth add sb probe kr_efd value size period 100ms stream efs
+	echo "# sb joined $(( ($(date +%s%N) - t0) / 1000000 )) ms after sa's report was seen"
+	echo 0 >&7
+	exec 7>&- 8<&-
+	bg_wait efd 60
+	check "the eventfd readers were woken and finished" grep -q "^done $((nr + 20))" "$MAGNET_RESULTS/efd.out"
+	sleep 2				# two of magnetk's reports
+	ma=$(list_field synth sa missed)
+	mb=$(list_field synth sb missed)
+	check "sa counts the 60 readers kr_efd had no instance for ($ma >= 60)" \
+		test "${ma:-0}" -ge 60
+	check_eq "sb, which joined after those misses, counts none of them" 0 "$mb"
+	check "synth del sa" magnetctl synth del sa
+	check "synth del sb" magnetctl synth del sb
+	check "probe del kr_efd" magnetctl probe del kr_efd
+	check "stream delete efs" magnetctl stream delete efs
+	rm -f /tmp/efd.cmd /tmp/efd.ack
+else
+	skip "misses charged to the consumers of their time" "no eventfd_read in kallsyms"
+fi
+
 # A kprobe the kernel hits through int3 (an offset probe with
 # kprobes-optimization off), which x86 handles as an NMI: its events are
 # written into a per-CPU stream like any other.  Before the write

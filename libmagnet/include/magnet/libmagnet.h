@@ -282,8 +282,8 @@ LIBMAGNET_API int magnet_synth_list(struct magnet_ctl *h, magnet_synth_cb cb,
 /*
  * Events the synthesizer never saw (a SYNTH_GET of its own: the size of
  * struct magnet_synth_info is ABI): calls its probe's hook missed and
- * events that began inside a write on their CPU; 0 from a module that
- * predates the counter.
+ * events that began inside a write on their CPU; -EOPNOTSUPP from a
+ * module that predates the counter.
  */
 LIBMAGNET_API int magnet_synth_get_missed(struct magnet_ctl *h,
 					  const char *name, __u64 *missed);
