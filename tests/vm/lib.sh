@@ -631,17 +631,18 @@ expect_fail() {
 	fi
 }
 
-# selftest_wait: until magnet_selftest's producers are done (at most 60 s);
-# prints how many still run (0: all done).
+# selftest_wait [SECONDS=60]: until magnet_selftest's producers are done
+# (at most SECONDS); prints how many still run and succeeds when none does.
 selftest_wait() {
-	local r i
+	local t=${1:-60} r i
 
-	for i in $(seq 1 600); do
+	for ((i = 0; i < t * 10; i++)); do
 		r=$(cat /sys/module/magnet_selftest/parameters/running)
 		[ "$r" = 0 ] && break
 		sleep 0.1
 	done
 	echo "$r"
+	[ "$r" = 0 ]
 }
 
 # check_trace ARGS...: run tests/tools/check_trace.py (TAP on stdout). Its

@@ -93,12 +93,7 @@ run_load() {
 }
 
 wait_load() {
-	local i
-	for i in $(seq 1 900); do
-		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && break
-		sleep 0.1
-	done
-	check_eq "producers finished ($1)" 0 "$(cat /sys/module/magnet_selftest/parameters/running)"
+	check_eq "producers finished ($1)" 0 "$(selftest_wait 90)"
 	check "disable selftest ($1)" magnetctl probe disable selftest
 }
 

@@ -36,14 +36,6 @@ magnet_load || bail_out "cannot load the modules"
 R=$MAGNET_RESULTS
 ST=$MAGNET_MODDIR/magnet_selftest.ko
 
-st_wait() {
-	local i
-	for i in $(seq 1 600); do
-		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 # record_start STREAM...: one recorder per stream; record_stop STREAM...
 record_start() { local s; for s; do bg "rec_$s" "$MAGNETCTL" record "$s" -o "$R/$s.trace"; done; sleep 0.5; }
 record_stop() {
@@ -104,7 +96,7 @@ check "filter f_drop: event selftest cpu 0 pid 0 drop" \
 magnetctl filter list | sed 's/^/# /'
 record_start st c1 a1 both
 check "enable selftest into st" magnetctl probe enable selftest stream st
-st_wait
+selftest_wait >/dev/null
 check "disable selftest" magnetctl probe disable selftest
 record_stop st c1 a1 both
 TRACES="st c1 a1 both" COUNT=$COUNT pycheck phase1 <<'PY'
@@ -310,7 +302,7 @@ check "filter t2: event selftest cpu 0 period 2ms -> tsamp" \
 	magnetctl filter add t2 event selftest cpu 0 period 2ms stream tsamp
 record_start samp tsamp
 magnetctl probe enable selftest stream st
-st_wait
+selftest_wait >/dev/null
 magnetctl probe disable selftest
 record_stop samp tsamp
 TRACES="samp tsamp" pycheck phase3 <<'PY'

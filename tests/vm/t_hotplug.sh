@@ -83,14 +83,6 @@ magnetctl stream delete hp2 >/dev/null 2>&1
 # magnet_selftest's per-CPU producers (a bound kthread and a pinned hrtimer
 # per online CPU) while CPU 1 goes offline and comes back; enabled again
 # afterwards, it starts a producer on CPU 1 whose events land in its ring.
-producers_done() {	# wait up to 60 s for running == 0
-	local i
-	for ((i = 0; i < 600; i++)); do
-		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ]; then
 	check "insmod magnet_selftest count=20000" insmod "$MAGNET_MODDIR/magnet_selftest.ko" count=20000 period_us=500
 	_magnet_loaded+=(magnet_selftest)
@@ -102,7 +94,7 @@ if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ]; then
 	check "CPU 1 offline with selftest enabled" sh -c "echo 0 > $CPU1"
 	sleep 0.3
 	check "CPU 1 online again" sh -c "echo 1 > $CPU1"
-	check "the producers finish" producers_done
+	check "the producers finish" selftest_wait
 	check "disable selftest" magnetctl probe disable selftest
 	kill -INT "${BG_PID[rec3]}"
 	bg_wait rec3 30
@@ -112,7 +104,7 @@ if [ -f "$MAGNET_MODDIR/magnet_selftest.ko" ]; then
 	record_started rec4 || diag "rec4: $(cat "$(out rec4)")"
 	sleep 0.3
 	check "enable selftest into hp4: a producer on each online CPU" magnetctl probe enable selftest stream hp4
-	check "the producers finish again" producers_done
+	check "the producers finish again" selftest_wait
 	check "disable selftest again" magnetctl probe disable selftest
 	kill -INT "${BG_PID[rec4]}"
 	bg_wait rec4 30

@@ -76,16 +76,12 @@ st = struct.unpack("<7Q", fcntl.ioctl(fd, IOC, bytes(56)))
 print(n, st[0])
 PY
 st_round() {	# st_round STREAM: the selftest's 1000 events per CPU into STREAM
-	local i
 	if [ -d /sys/module/magnet_selftest ]; then
 		rmmod magnet_selftest || return 1
 	fi
 	insmod "$ST" count=1000 period_us=200 || return 1
 	magnetctl probe enable selftest stream "$1" || return 1
-	for i in $(seq 1 900); do
-		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && break
-		sleep 0.1
-	done
+	selftest_wait 90 >/dev/null
 	magnetctl probe disable selftest
 }
 check "stream create S" magnetctl stream create S

@@ -26,14 +26,6 @@ on_exit "umount $M1; umount $M2; umount $M3; rmmod magnet_selftest"
 nobody() { setpriv --reuid=65534 --regid="${GID:-65534}" --clear-groups --inh-caps=-all "$@"; }
 # the streams' files (the sockstat file, docs/SOCKSTAT.md, is in every mount)
 listing() { (cd "$1" && LC_ALL=C ls -A | grep -vx sockstat | tr '\n' ' ' | sed 's/ $//'); }
-st_wait() {
-	local i
-	for i in $(seq 1 600); do
-		[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 # rd.py PATH: read everything pending without blocking; print
 # "sysinfo_ok NRECORDS NPROBE" (first record SYSINFO with the endian magic)
@@ -118,7 +110,7 @@ check_eq "a deleted stream disappears from both mounts" "S|S" "$(listing $M1)|$(
 # --- reading and ioctl through the mount --------------------------------
 check "insmod magnet_selftest count=1000" insmod "$ST" count=1000
 check "enable selftest into S" magnetctl probe enable selftest stream S
-st_wait || diag "selftest still running"
+selftest_wait >/dev/null || diag "selftest still running"
 out=$(python3 "$R/rd.py" $M1/S 2>&1)
 read -r first nrec nprobe <<<"$out"
 check_eq "first record read through magnetfs is SYSINFO" sysinfo_ok "$first"

@@ -40,11 +40,7 @@ check "stream create st (16 KiB x 2 per CPU)" magnetctl stream create st subbuf-
 bg rec "$MAGNETCTL" record st -o "$R/st.trace"
 sleep 1
 check "enable selftest" magnetctl probe enable selftest stream st
-for i in $(seq 1 600); do
-	[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && break
-	sleep 0.1
-done
-check_eq "producers finished" 0 "$(cat /sys/module/magnet_selftest/parameters/running)"
+check_eq "producers finished" 0 "$(selftest_wait)"
 check "disable selftest" magnetctl probe disable selftest
 kill -INT "${BG_PID[rec]}"
 bg_wait rec 30
@@ -135,10 +131,7 @@ wait_line "$(out late)" '^open' 20 || diag "reader: $(cat "$(out late)")"
 check "rmmod magnet_selftest" rmmod magnet_selftest
 check "insmod magnet_selftest count=20000" insmod "$ST" count=20000 period_us=20
 check "enable selftest into full" magnetctl probe enable selftest stream full
-for i in $(seq 1 600); do
-	[ "$(cat /sys/module/magnet_selftest/parameters/running)" = 0 ] && break
-	sleep 0.1
-done
+selftest_wait >/dev/null
 check "disable selftest" magnetctl probe disable selftest
 stats=$(magnetctl -j stream show full)
 read -r produced lost < <(python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("stream",d); print(d["produced"], d["lost"])' <<<"$stats")
