@@ -220,8 +220,14 @@ int magnet_db_point_get(struct magnet_point *pt,
 				       pt->desc->name, hook, err);
 		if (err)
 			return err;
-		if (pt->desc->ops->missed)
+		if (pt->desc->ops->missed) {
+			unsigned long now = pt->desc->ops->missed(pt);
+
+			/* a count that restarts at each arming: from there */
+			if ((long)(now - pt->missed_seen) < 0)
+				pt->missed_seen = now;
 			WRITE_ONCE(db_nr_missed, db_nr_missed + 1);
+		}
 	}
 	pt->users++;
 	return 0;

@@ -35,11 +35,15 @@ struct magnet_point_ops {
 	void (*disable)(struct magnet_point *pt);
 	/*
 	 * Optional: the calls the hook has missed so far (a kprobe's nmissed:
-	 * recursion, no free kretprobe instance), a count that does not go
-	 * down while the hook is attached and still reads right after
-	 * ->disable().  The core (db.lock held, may sleep) reports what it
-	 * has not reported yet as lost events to every consumer of the point,
-	 * about once a second and at disable (docs/PROBES.md).
+	 * recursion, no free kretprobe instance), best a running total over
+	 * every arming, which reads before the first ->enable() (0) and right
+	 * after ->disable().  The core (db.lock held, may sleep) reports its
+	 * growth past the last count reported as lost events to every
+	 * consumer of the point: about once a second, when a consumer joins
+	 * or leaves, and at disable (docs/PROBES.md).  A count that steps back
+	 * (kprobes' nmissed++ races) is no news until it passes that count
+	 * again; one that restarts at 0 at each arming works too, but misses
+	 * between ->enable() and the core's first read then go unreported.
 	 */
 	unsigned long (*missed)(struct magnet_point *pt);
 };

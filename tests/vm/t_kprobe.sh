@@ -268,15 +268,18 @@ check "stream delete gsyn" magnetctl stream delete gsyn
 
 # A hook's misses belong to the consumers that were there when it missed,
 # not to one that joins later.  kr_efd, a kretprobe on eventfd_read, has
-# max(256, 4 per CPU) instances: as many eventfd readers, blocked, hold
-# them all, and every reader after them finds none and is missed.
+# max(256, 4 per possible CPU) instances: as many eventfd readers, blocked,
+# hold them all, and every reader after them finds none and is missed.
 # Synthesizer sa reads kr_efd from the start; 40 readers too many are
 # missed, and sa's count shows them when magnetk reports (once a second).
 # Right after that report, 20 more are missed and sb joins, well before
 # the next report; nothing reads an eventfd after that.  sa counts 60,
-# sb none.  Before, that next report charged the 20 to sb as well.
+# sb none.  Before, that next report charged the 20 to sb as well.  (The
+# kernel's nmissed++ is not atomic: two readers missed at once on two
+# CPUs may count once, so sa's counts are "at least 2 less".)
 if grep -qw eventfd_read /proc/kallsyms; then
-	nr=$(( $(nproc) * 4 > 256 ? $(nproc) * 4 + 40 : 296 ))
+	ncpu=$(awk -F, '{n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n}' /sys/devices/system/cpu/possible)
+	nr=$(( ncpu * 4 > 256 ? ncpu * 4 + 40 : 296 ))
 	check "stream create efs" magnetctl stream create efs subbuf-size 64K subbuf-count 4
 	check "probe add kr_efd kretprobe eventfd_read" magnetctl probe add kr_efd kretprobe eventfd_read
 	check "synth add sa on kr_efd" \
@@ -329,17 +332,21 @@ print("done", len(ts))
 	ma=0
 	for _ in $(seq 1 100); do
 		ma=$(magnetctl synth show sa | sed -n 's/.* missed=\([0-9]*\).*/\1/p')
-		[ "${ma:-0}" -ge 40 ] && break
+		[ "${ma:-0}" -ge 38 ] && break
 		sleep 0.02
 	done
-	check_eq "magnetk reported the 40 readers without an instance to sa" 40 "$ma"
+	check "magnetk reported the 40 readers without an instance to sa ($ma)" \
+		test "${ma:-0}" -ge 38
 	t0=$(date +%s%N)
 	echo 20 >&7
 	read -r -t 60 got <&8
 	check_eq "20 more readers asleep" "$((nr + 20))" "$got"
 	check "synth add sb on kr_efd right after them" \
 		magnetctl synth add sb probe kr_efd value size period 100ms stream efs
-	echo "# sb joined $(( ($(date +%s%N) - t0) / 1000000 )) ms after sa's report was seen"
+	late=$(( ($(date +%s%N) - t0) / 1000000 ))
+	diag "sb joined $late ms after sa's report was seen"
+	# over a second: the old behaviour would pass too (the next report came first)
+	[ "$late" -lt 900 ] || diag "too late to tell a module that charges old misses to sb"
 	echo 0 >&7
 	exec 7>&- 8<&-
 	bg_wait efd 60
@@ -347,8 +354,8 @@ print("done", len(ts))
 	sleep 2				# two of magnetk's reports
 	ma=$(list_field synth sa missed)
 	mb=$(list_field synth sb missed)
-	check "sa counts the 60 readers kr_efd had no instance for ($ma >= 60)" \
-		test "${ma:-0}" -ge 60
+	check "sa counts the 60 readers kr_efd had no instance for ($ma)" \
+		test "${ma:-0}" -ge 58
 	check_eq "sb, which joined after those misses, counts none of them" 0 "$mb"
 	check "synth del sa" magnetctl synth del sa
 	check "synth del sb" magnetctl synth del sb
