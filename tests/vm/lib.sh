@@ -631,6 +631,12 @@ expect_fail() {
 	fi
 }
 
+# possible_cpus: how many CPUs the kernel sizes its per-CPU things for
+# (num_possible_cpus(); nproc counts the online ones, or fewer)
+possible_cpus() {
+	awk -F, '{n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n}' /sys/devices/system/cpu/possible
+}
+
 # selftest_wait [SECONDS=60]: until magnet_selftest's producers are done
 # (at most SECONDS); prints how many still run and succeeds when none does.
 selftest_wait() {

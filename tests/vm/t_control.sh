@@ -200,7 +200,7 @@ check "stream delete s2" magnetctl stream delete s2
 check_eq "max_rings_mb is 0 (half of RAM) by default" 0 "$(cat $P)"
 echo 8 >$P
 # subbuf 512K x 2 per possible CPU: 1 MiB per CPU
-mb=$(awk -F, '{n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n}' /sys/devices/system/cpu/possible)
+mb=$(possible_cpus)
 check "cap 8 MiB: stream create c1 ($mb MiB)" magnetctl stream create c1 subbuf-size 512K subbuf-count 2
 n=1
 while [ $(( (n + 1) * mb )) -le 8 ]; do

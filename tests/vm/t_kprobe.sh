@@ -278,7 +278,7 @@ check "stream delete gsyn" magnetctl stream delete gsyn
 # kernel's nmissed++ is not atomic: two readers missed at once on two
 # CPUs may count once, so sa's counts are "at least 2 less".)
 if grep -qw eventfd_read /proc/kallsyms; then
-	ncpu=$(awk -F, '{n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-"); n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n}' /sys/devices/system/cpu/possible)
+	ncpu=$(possible_cpus)
 	nr=$(( ncpu * 4 > 256 ? ncpu * 4 + 40 : 296 ))
 	check "stream create efs" magnetctl stream create efs subbuf-size 64K subbuf-count 4
 	check "probe add kr_efd kretprobe eventfd_read" magnetctl probe add kr_efd kretprobe eventfd_read
