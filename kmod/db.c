@@ -137,23 +137,19 @@ static unsigned int db_nr_missed;
 
 /*
  * What @pt's hook missed since the last report goes, as lost events, to
- * every consumer of the point (magnet_add_lost()); db.lock held.  kprobes
- * count their misses with a plain increment, from every CPU at once: the
- * count can step back.  Only a count ahead of the last one reported is
- * news; one behind it waits until the count passes it again, so no event
- * is reported lost twice and none as 2^64 lost.
+ * every consumer of the point (magnet_add_lost()); db.lock held.  A count
+ * that steps back (kprobes' racing nmissed++) is no news until it passes
+ * the last one reported again (magnet_missed_news(), missed.h).
  */
 static void db_point_missed_sync(struct magnet_point *pt)
 {
-	unsigned long now;
+	unsigned long n;
 
 	if (!pt->desc->ops->missed)
 		return;
-	now = pt->desc->ops->missed(pt);
-	if ((long)(now - pt->missed_seen) <= 0)
-		return;
-	magnet_add_lost(pt, now - pt->missed_seen);
-	pt->missed_seen = now;
+	n = magnet_missed_news(pt->desc->ops->missed(pt), &pt->missed_seen);
+	if (n)
+		magnet_add_lost(pt, n);
 }
 
 #define DB_MISSED_TICK	HZ

@@ -52,7 +52,8 @@ struct mkp {
 	bool retprobe;
 	u16 args;				/* bit i: record argument i */
 	struct magnet_point *pt;
-	unsigned long missed;			/* past armings' misses */
+	unsigned long missed;			/* misses folded so far */
+	unsigned int krp_seen;			/* krp.nmissed folded */
 	union {
 		struct kprobe kp;
 		struct kretprobe krp;
@@ -191,9 +192,12 @@ static void mkp_detach(struct mkp *k)
 	/* the arming's misses go to the running total (mkp_missed()) */
 	if (k->retprobe) {
 		unregister_kretprobe(&k->krp);	/* waits for handlers */
-		k->missed += (unsigned int)k->krp.nmissed + k->krp.kp.nmissed;
+		magnet_missed_fold32(&k->missed, &k->krp_seen,
+				     k->krp.nmissed);
+		k->missed += k->krp.kp.nmissed;
 		k->krp.nmissed = 0;
 		k->krp.kp.nmissed = 0;
+		k->krp_seen = 0;
 	} else {
 		unregister_kprobe(&k->kp);
 		k->missed += k->kp.nmissed;
@@ -225,17 +229,19 @@ static void mkp_disable(struct magnet_point *pt)
 /*
  * Calls the probe missed (recursion, no free kretprobe instance), over all
  * its armings: past ones in k->missed, the current one in the kprobe's own
- * count.  The core reports the growth as lost (db.c).  Read under db.lock,
+ * counts.  The core reports the growth as lost (db.c).  Read under db.lock,
  * as attach and detach run.
  */
 static unsigned long mkp_missed(struct magnet_point *pt)
 {
 	struct mkp *k = pt->priv;
 
-	/* a kretprobe counts in an int: no sign extension above 2^31 */
-	if (k->retprobe)
-		return k->missed + (unsigned int)READ_ONCE(k->krp.nmissed) +
-		       READ_ONCE(k->krp.kp.nmissed);
+	/* a kretprobe counts in an int, which wraps: folded at each read */
+	if (k->retprobe) {
+		magnet_missed_fold32(&k->missed, &k->krp_seen,
+				     READ_ONCE(k->krp.nmissed));
+		return k->missed + READ_ONCE(k->krp.kp.nmissed);
+	}
 	return k->missed + READ_ONCE(k->kp.nmissed);
 }
 

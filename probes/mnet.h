@@ -57,6 +57,7 @@ struct mnet_hook {
 	bool v6_on;			/* v6 is attached */
 	struct tracepoint *tp;
 	unsigned long missed;		/* kprobe/kretprobe misses so far */
+	unsigned int krp_seen;		/* krp.nmissed folded into missed */
 	atomic_long_t recursed;		/* ftrace callback calls refused */
 	union {
 		struct ftrace_ops fops;

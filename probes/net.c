@@ -102,11 +102,13 @@ static void mnet_kretprobe_detach(struct mnet_hook *h)
 	unregister_kretprobe(&h->krp);	/* waits for running handlers */
 	/*
 	 * nmissed: calls not seen for lack of a free instance (maxactive);
-	 * an int, taken unsigned
+	 * an int, which wraps (magnet_missed_fold32())
 	 */
-	h->missed += (unsigned int)h->krp.nmissed + h->krp.kp.nmissed;
+	magnet_missed_fold32(&h->missed, &h->krp_seen, h->krp.nmissed);
+	h->missed += h->krp.kp.nmissed;
 	h->krp.nmissed = 0;		/* in h->missed now */
 	h->krp.kp.nmissed = 0;
+	h->krp_seen = 0;
 }
 
 /* --- tracepoint ---------------------------------------------------- */
@@ -233,8 +235,11 @@ static void mnet_disable(struct magnet_point *pt)
 	h->v6_on = false;
 }
 
-/* @h's misses: those of past armings, and the attached hook's so far */
-static unsigned long mnet_hook_missed(const struct mnet_hook *h)
+/*
+ * @h's misses: those of past armings, and the attached hook's so far.
+ * db.lock held (ops->missed), as attach and detach.
+ */
+static unsigned long mnet_hook_missed(struct mnet_hook *h)
 {
 	unsigned long n = READ_ONCE(h->missed);
 
@@ -244,8 +249,9 @@ static unsigned long mnet_hook_missed(const struct mnet_hook *h)
 	case MNET_KIND_KPROBE:
 		return n + READ_ONCE(h->kp.nmissed);
 	case MNET_KIND_KRETPROBE:
-		return n + (unsigned int)READ_ONCE(h->krp.nmissed) +
-		       READ_ONCE(h->krp.kp.nmissed);
+		magnet_missed_fold32(&h->missed, &h->krp_seen,
+				     READ_ONCE(h->krp.nmissed));
+		return h->missed + READ_ONCE(h->krp.kp.nmissed);
 	default:
 		return n;
 	}
@@ -257,7 +263,7 @@ static unsigned long mnet_hook_missed(const struct mnet_hook *h)
  */
 static unsigned long mnet_missed(struct magnet_point *pt)
 {
-	const struct mnet_hook *h = pt->priv;
+	struct mnet_hook *h = pt->priv;
 
 	return mnet_hook_missed(h) + (h->v6 ? mnet_hook_missed(h->v6) : 0);
 }

@@ -21,6 +21,7 @@
 #include <linux/rcupdate.h>
 #include <linux/compiler.h>
 #include "../uapi/magnet.h"
+#include "missed.h"
 
 struct magnet_stream;
 struct magnet_point;
