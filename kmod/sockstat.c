@@ -143,13 +143,21 @@ static LIST_HEAD(ss_socks);		/* db.lock */
 static unsigned int ss_nr_socks;
 /*
  * One correlator per direction for every watched socket, while any is
- * watched and SS_CORR_LINGER after the last watch went: a loop of watches
+ * watched and ss_corr_linger after the last watch went: a loop of watches
  * and unwatches does not attach and detach their hooks (code patching on
- * every CPU) each time.  Only magnetk changes them.
+ * every CPU) each time.  The linger starts at 2 s and doubles, up to 64 s,
+ * each time watches come back within 64 s of the correlators' end; after
+ * 64 s without one it is 2 s again.  A loop that waits out the linger
+ * each time thus makes the hooks attach and detach at most once per 64 s
+ * or so, after six cycles.  Only magnetk changes them.
  */
 static struct magnet_corr *ss_corr[SS_DIRS];	/* db.lock */
 static unsigned long ss_corr_expire;	/* jiffies, while no socket is */
-#define SS_CORR_LINGER	(2 * HZ)
+#define SS_CORR_LINGER_MIN	(2 * HZ)
+#define SS_CORR_LINGER_MAX	(64 * HZ)
+static unsigned long ss_corr_linger = SS_CORR_LINGER_MIN;	/* db.lock */
+static unsigned long ss_corr_ended;	/* jiffies: the last linger's end */
+static bool ss_corr_did_end;		/* ss_corr_ended is set */
 
 #define SS_CORR_WINDOW	(50 * NSEC_PER_MSEC)
 static const char *const ss_chain[][MAGNET_CORR_ALTS_MAX + 1] = {
@@ -277,6 +285,22 @@ static void ss_corr_emit(void *arg, const struct mcc_chain *ch, u32 reached,
 	ss->chains[dir]++;
 }
 
+/*
+ * magnetk, db.lock: correlators are made again.  Soon after the last ones
+ * lingered out (a watch loop that waits for it): linger twice as long.
+ */
+static void ss_corr_back(void)
+{
+	if (ss_corr[SS_TX] || ss_corr[SS_RX] || !ss_corr_did_end)
+		return;
+	ss_corr_did_end = false;
+	if (time_before(jiffies, ss_corr_ended + SS_CORR_LINGER_MAX))
+		ss_corr_linger = min_t(unsigned long, 2 * ss_corr_linger,
+				       SS_CORR_LINGER_MAX);
+	else
+		ss_corr_linger = SS_CORR_LINGER_MIN;
+}
+
 /* magnetk, db.lock: the direction's correlator, if it is not there yet */
 static void ss_corr_make(int dir)
 {
@@ -311,7 +335,7 @@ static void ss_sock_free(struct ss_sock *ss)
 	ss_nr_socks--;
 	/* the correlator lingers; magnet_sockstat_tick() deletes it */
 	if (!ss_nr_socks)
-		ss_corr_expire = jiffies + SS_CORR_LINGER;
+		ss_corr_expire = jiffies + ss_corr_linger;
 	sock_put(ss->sk);
 	kfree(ss);
 }
@@ -342,6 +366,8 @@ long magnet_sockstat_tick(void)
 		left = (long)(ss_corr_expire - jiffies);
 		if (left <= 0) {
 			ss_corr_drop();
+			ss_corr_ended = jiffies;
+			ss_corr_did_end = true;
 			left = MAX_SCHEDULE_TIMEOUT;
 		}
 	}
@@ -422,6 +448,7 @@ static int ss_do_watch(void *arg)
 			ss_sock_free(ss);
 			goto out;
 		}
+		ss_corr_back();
 		ss_corr_make(SS_TX);
 		ss_corr_make(SS_RX);
 	}
