@@ -343,8 +343,10 @@ g2=$(linger_wait)
 diag "correlators gone ${g0} s after section 8; a watch, gone ${g1} s after it; another, gone ${g2} s after"
 check_eq "nobody's two watches went through" "OK OK" \
 	"$(watches <"$R/linger1.out") $(watches <"$R/linger2.out")"
+# (measured from the watcher's exit, which the unwatch at its close
+# precedes by milliseconds; the old 2 s linger measured 3.5 s on 6.1)
 check "a watch soon after the correlators' end: they linger at least 4 s (${g1} s; before: 2 s)" \
-	python3 -c "import sys; sys.exit(not $g1 >= 3.5)"
+	python3 -c "import sys; sys.exit(not $g1 >= 3.9)"
 check "another: twice as long, or the 64 s cap (${g2} s after ${g1} s)" \
 	python3 -c "import sys; sys.exit(not ($g2 >= 1.8 * $g1 - 1 or $g2 >= 60))"
 check_eq "and then every point is detached" "0 0 0 0 0 0 0 0" \
