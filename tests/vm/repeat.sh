@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One VM test many times in one boot: the tool for a failure seen once
+# (issue 15's defect 7: t_stress once saw a selftest sequence number go
+# back).  A guest script for scripts/vm-run.sh:
+#
+#   scripts/vm-run.sh -t SECONDS KVER tests/vm/repeat.sh N TEST
+#
+# Runs tests/vm/TEST.sh N times, each through guest-run.sh (its own
+# kmemleak scans in the debug kernel; a limit of MAGNET_REPEAT_RUN_S,
+# default 600 s) into $MAGNET_RESULTS/run-I/.  A run
+# that passed leaves only its output.log (its traces would fill the
+# host's disk over 100 runs); a failed run keeps everything, traces
+# included, for study.  A run that leaves a MAGNET module loaded stops
+# the loop (the next run would inherit it).  Prints one
+# "repeat: TEST run I/N rc=RC (S s)" line per run and a summary
+# "repeat: TEST: P passed, F failed of N"; exit status 0 if every run
+# passed, else 1.  The host's vm-run.sh then checks the whole boot's
+# kernel log, as for any test.
+set -u
+n=${1:?usage: repeat.sh N TEST}
+t=${2:?usage: repeat.sh N TEST}
+res=${MAGNET_RESULTS:?MAGNET_RESULTS not set}
+repo=${MAGNET_REPO:?MAGNET_REPO not set}
+name=$(basename "$t" .sh)
+script=$repo/tests/vm/$name.sh
+case $n in
+'' | *[!0-9]*) echo "repeat: N must be a count of runs, not '$n'" >&2; exit 2 ;;
+esac
+[ -f "$script" ] || { echo "repeat: no test $script" >&2; exit 2; }
+# each run's own limit (the whole loop's is vm-run.sh's -t)
+per=${MAGNET_REPEAT_RUN_S:-600}
+
+pass=0 fail=0
+for i in $(seq 1 "$n"); do
+	out=$res/run-$i
+	rm -rf "$out"
+	mkdir -p "$out"
+	s=$(date +%s)
+	MAGNET_RESULTS=$out bash "$repo/tests/vm/guest-run.sh" "$per" "$script" >/dev/null 2>&1
+	rc=$(cat "$out/exit-code" 2>/dev/null || echo 1)
+	if [ "$rc" -eq 0 ]; then
+		pass=$((pass + 1))
+		find "$out" -mindepth 1 ! -name output.log -delete
+	else
+		fail=$((fail + 1))
+		grep -E '^not ok|^Bail out' "$out/output.log" | sed "s/^/repeat: run $i: /"
+	fi
+	echo "repeat: $name run $i/$n rc=$rc ($(($(date +%s) - s)) s)"
+	if awk '$1 ~ /^magnet/ { f = 1 } END { exit !f }' /proc/modules; then
+		echo "repeat: run $i left MAGNET modules loaded: $(awk '$1 ~ /^magnet/ { print $1 }' /proc/modules | paste -sd ' '); stopping"
+		fail=$((fail + 1))
+		break
+	fi
+done
+echo "repeat: $name: $pass passed, $fail failed of $n"
+[ "$fail" -eq 0 ]
