@@ -16,8 +16,9 @@
 # the loop (the next run would inherit it).  Prints one
 # "repeat: TEST run I/N rc=RC (S s)" line per run and a summary
 # "repeat: TEST: P passed, F failed of N"; exit status 0 if every run
-# passed, else 1.  The host's vm-run.sh then checks the whole boot's
-# kernel log, as for any test.
+# passed, 4 if the test skipped itself (then the loop stops), else 1.
+# The host's vm-run.sh then checks the whole boot's kernel log, as for
+# any test.
 set -u
 n=${1:?usage: repeat.sh N TEST}
 t=${2:?usage: repeat.sh N TEST}
@@ -26,7 +27,7 @@ repo=${MAGNET_REPO:?MAGNET_REPO not set}
 name=$(basename "$t" .sh)
 script=$repo/tests/vm/$name.sh
 case $n in
-'' | *[!0-9]*) echo "repeat: N must be a count of runs, not '$n'" >&2; exit 2 ;;
+'' | *[!0-9]* | 0) echo "repeat: N must be a count of runs (1 or more), not '$n'" >&2; exit 2 ;;
 esac
 [ -f "$script" ] || { echo "repeat: no test $script" >&2; exit 2; }
 # each run's own limit (the whole loop's is vm-run.sh's -t)
@@ -40,7 +41,11 @@ for i in $(seq 1 "$n"); do
 	s=$(date +%s)
 	MAGNET_RESULTS=$out bash "$repo/tests/vm/guest-run.sh" "$per" "$script" >/dev/null 2>&1
 	rc=$(cat "$out/exit-code" 2>/dev/null || echo 1)
-	if [ "$rc" -eq 0 ]; then
+	if [ "$rc" -eq 4 ]; then
+		# the test skipped itself (what it needs is missing): so would every run
+		echo "repeat: $name skipped itself in run $i: $(grep -m1 -E '^1\.\.0|SKIP' "$out/output.log")"
+		exit 4
+	elif [ "$rc" -eq 0 ]; then
 		pass=$((pass + 1))
 		find "$out" -mindepth 1 ! -name output.log -delete
 	else
