@@ -40,6 +40,8 @@ ctest --test-dir build --output-on-failure 2>&1 | tee build/ctest.log | tail -n 
 result "unit tests (ctest)" "${PIPESTATUS[0]}"
 python3 tests/tools/selftest_check_trace.py >build/selftest_check_trace.log 2>&1
 result "check_trace.py self-test" $?
+python3 tests/tools/selftest_seq.py --self-test >build/selftest_seq.log 2>&1
+result "selftest_seq.py self-test" $?
 
 # the VM tests CI runs in the newest PREEMPT_RT kernel (MAGNET_RT_TESTS)
 rt_tests="t_stress t_readpath t_magnetfs t_synth t_corr t_sockstat t_hotplug t_bufmode"

@@ -12,7 +12,10 @@
  *
  * Parameters: count, period_us; dup_name registers a second point with
  * that name (to test that a duplicate name is refused); running (read
- * only) is the number of producer threads still at work.
+ * only) is the number of producer threads still at work; produced (read
+ * only) has a line "CPU TASK IRQ" per CPU a producer ran on: the events
+ * each context handed to magnet_add() since the last enable, which its
+ * stream wrote or counted lost (read it once running is 0).
  */
 #include <linux/module.h>
 #include <linux/kthread.h>
@@ -38,6 +41,10 @@ static int running_get(char *buf, const struct kernel_param *kp)
 static const struct kernel_param_ops running_ops = { .get = running_get };
 module_param_cb(running, &running_ops, NULL, 0444);
 
+static int produced_get(char *buf, const struct kernel_param *kp);
+static const struct kernel_param_ops produced_ops = { .get = produced_get };
+module_param_cb(produced, &produced_ops, NULL, 0444);
+
 struct st_payload {
 	u64 seq;
 	u32 cpu;
@@ -49,9 +56,25 @@ struct st_cpu {
 	struct hrtimer timer;
 	u64 seq_task;
 	u64 seq_irq;
+	bool ran;		/* a producer ran here since the last enable */
 };
 
 static DEFINE_PER_CPU(struct st_cpu, st_cpus);
+
+static int produced_get(char *buf, const struct kernel_param *kp)
+{
+	int cpu, n = 0;
+
+	for_each_possible_cpu(cpu) {
+		struct st_cpu *c = per_cpu_ptr(&st_cpus, cpu);
+
+		if (READ_ONCE(c->ran))
+			n += scnprintf(buf + n, PAGE_SIZE - n, "%d %llu %llu\n",
+				       cpu, READ_ONCE(c->seq_task),
+				       READ_ONCE(c->seq_irq));
+	}
+	return n;
+}
 static struct magnet_point *st_point;
 static struct magnet_point *st_dup;
 
@@ -116,6 +139,8 @@ static int st_enable(struct magnet_point *pt)
 {
 	int cpu;
 
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu_ptr(&st_cpus, cpu)->ran, false);
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		struct st_cpu *c = per_cpu_ptr(&st_cpus, cpu);
@@ -123,6 +148,7 @@ static int st_enable(struct magnet_point *pt)
 
 		c->seq_task = 0;
 		c->seq_irq = 0;
+		WRITE_ONCE(c->ran, true);
 		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		c->timer.function = st_timer_fn;
 		t = kthread_create_on_cpu(st_thread, c, cpu, "magnet_st/%u");
