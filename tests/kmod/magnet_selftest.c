@@ -75,6 +75,7 @@ static int produced_get(char *buf, const struct kernel_param *kp)
 	}
 	return n;
 }
+
 static struct magnet_point *st_point;
 static struct magnet_point *st_dup;
 

@@ -18,6 +18,7 @@ counters, say what the trace must hold:
 - per CPU, the producer's TASK + IRQ = events read + the LOST records'
   counts on that CPU: every event not in the trace is reported lost, on
   the CPU that lost it, and none is there twice;
+- at least one selftest event is there (else nothing was checked);
 - with --lossless, no LOST record, and each context's numbers are exactly
   0 .. N-1: every event, once, in order.
 
@@ -86,6 +87,8 @@ def check(data, prod, lossless=False):
             last[key] = (seq, off, ts)
             n[key] = n.get(key, 0) + 1
         off += size
+    if not n:
+        raise AssertionError("no selftest event in the trace: nothing to check")
     for cpu in sorted(set(prod) | {c for c, _ in n} | set(lost)):
         task, irq = prod.get(cpu, (0, 0))
         got_t, got_i = n.get((cpu, 0), 0), n.get((cpu, 1), 0)
@@ -140,6 +143,8 @@ def self_test():
         ("a hardirq event with a pid", good[:2] + [_rec(16, 0, struct.pack("<QII", 0, 0, 1),
                                                         pid=5)] + good[3:],
          prod, False, "hardirq event with pid"),
+        ("no selftest event at all, everything lost", [_eventdef(), _lost(0, 8), _lost(1, 2)],
+         prod, False, "no selftest event"),
         ("a payload from another CPU", good[:4] + [_rec(16, 1, struct.pack("<QII", 0, 0, 0),
                                                         pid=100)] + good[5:],
          prod, False, "payload CPU"),
