@@ -45,6 +45,7 @@
 #include <linux/net.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/user_namespace.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -373,6 +374,20 @@ long magnet_sockstat_tick(void)
 	}
 	mutex_unlock(&magnet_db.lock);
 	return left;
+}
+
+/*
+ * The status file (db.lock): sockets watched, the correlators' state and
+ * the linger the next last unwatch starts (the last one a watch set).
+ */
+void magnet_sockstat_status(struct seq_file *m)
+{
+	lockdep_assert_held(&magnet_db.lock);
+	seq_printf(m, "sockstat sockets %u correlators %s linger_ms %u\n",
+		   ss_nr_socks,
+		   !ss_corr[SS_TX] && !ss_corr[SS_RX] ? "none" :
+		   ss_nr_socks ? "attached" : "lingering",
+		   jiffies_to_msecs(ss_corr_linger));
 }
 
 /*

@@ -17,5 +17,8 @@ void magnet_sockstat_exit(void);
 long magnet_sockstat_tick(void);
 struct magnet_point;
 void magnet_sockstat_point_gone(struct magnet_point *pt);
+/* a line of the status file (db.lock) */
+struct seq_file;
+void magnet_sockstat_status(struct seq_file *m);
 
 #endif /* _MAGNET_SOCKSTAT_H */

@@ -6,6 +6,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include "internal.h"
+#include "sockstat.h"
 
 static int magnet_status_show(struct seq_file *m, void *unused)
 {
@@ -16,6 +17,7 @@ static int magnet_status_show(struct seq_file *m, void *unused)
 	seq_printf(m, "magnet %s abi %u\n", MAGNET_VERSION, MAGNET_ABI_VERSION);
 	seq_printf(m, "streams %u probes %u\n", magnet_db.nr_streams,
 		   magnet_db.nr_points);
+	magnet_sockstat_status(m);
 	seq_puts(m, "\nstream\tsubbuf_size\tsubbuf_count\tproduced\twritten\tlost\tread\tbytes\tswitches\tfill\treaders\tprobes\tmode\tfrozen\toverwritten\tfrozen_lost\n");
 	list_for_each_entry(s, &magnet_db.streams, node) {
 		struct magnet_stream_stats st;

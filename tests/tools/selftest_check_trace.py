@@ -21,13 +21,13 @@ CHECKER = os.path.join(HERE, "check_trace.py")
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # keep the source tree clean
 import check_trace  # noqa: E402
+from trace_writer import RELEASE, TraceWriter  # noqa: E402
 
 SOCKET, TRANSPORT, NETWORK, DEVICE = 1, 2, 3, 4
 P_NONE, P_NET, P_RAW = 0, 1, 2
 TX, RX = 1, 2
 INO = 4242
 PID = 777
-RELEASE = "6.12.0-test"
 
 # (id, name, layer, payload type)
 DEFS = [
@@ -41,34 +41,8 @@ DEFS = [
 ]
 
 
-class Writer:
-    """Serializes records in one byte order ('<' or '>')."""
-
-    def __init__(self, bo="<"):
-        self.bo = bo
-        self.out = bytearray()
-        self.probe_events = 0
-
-    def rec(self, event, cpu, aid, ts, pid, tgid, payload=b"", size=None):
-        body = payload + b"\0" * (-len(payload) % 8)
-        if size is None:
-            size = 32 + len(body)
-        self.out += struct.pack(self.bo + "HHIQQII", size, event, cpu, aid, ts,
-                                pid, tgid) + body
-        if event >= 16:
-            self.probe_events += 1
-        return self
-
-    def sysinfo(self, magic=0x01234567, nr_cpus=2, release=RELEASE, flags=0):
-        p = struct.pack(self.bo + "IHHIIQQIIIIII32s64s", magic, 1, 0, 1, 1,
-                        10 ** 9, 1_700_000_000 * 10 ** 9, nr_cpus, 8, 4096,
-                        256 << 10, 2, flags, b"s0", release.encode())
-        return self.rec(0, 0, 0, 1000, 0, 0, p)
-
-    def eventdef(self, eid, name, layer, ptype, raw_name=None):
-        nm = raw_name if raw_name is not None else name.encode().ljust(32, b"\0")
-        return self.rec(2, 0, eid, 1000, 0, 0,
-                        struct.pack(self.bo + "HHHH32s", eid, layer, ptype, 0, nm))
+class Writer(TraceWriter):
+    """A TraceWriter with check_trace's network events."""
 
     def defs(self):
         for d in DEFS:
@@ -81,9 +55,6 @@ class Writer:
         return self.rec(eid, cpu, aid, ts, pid, tgid,
                         struct.pack(self.bo + "IIHHHH", length, ifindex, proto, flags,
                                     gso[0], gso[1]))
-
-    def lost(self, cpu, ts, count):
-        return self.rec(1, cpu, 0, ts, 0, 0, struct.pack(self.bo + "Q", count))
 
     def flow(self, n=5, t0=10_000, mtu_len=1500, send_len=10240, pid=PID):
         """n FTP-like writes: each one down the stack and up on the peer.

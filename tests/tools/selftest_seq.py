@@ -23,15 +23,21 @@ counters, say what the trace must hold:
   0 .. N-1: every event, once, in order.
 
 Prints a summary line; exit 0 when all hold, 1 with the first violation.
---self-test builds traces byte by byte and checks that each kind of
-defect is caught.
+The trace is decoded by check_trace.py's Trace, whose format problems
+fail it too.  --self-test builds traces byte by byte (trace_writer.py)
+and checks that each kind of defect is caught.
 """
 
+import os
 import struct
 import sys
 
-HDR = struct.Struct("<HHIQQII")   # size, event, cpu, abstract ID, time, pid, tgid
-EV_LOST, EV_EVENTDEF = 1, 2
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # keep the source tree clean
+from check_trace import EV_LOST, Trace  # noqa: E402
+from trace_writer import TraceWriter  # noqa: E402
+
+SELFTEST_FMT = "QII"    # struct magnet_selftest_payload: seq, cpu, irq
 
 
 def read_produced(text):
@@ -45,48 +51,45 @@ def read_produced(text):
 
 def check(data, prod, lossless=False):
     """Returns a summary string; raises AssertionError on a violation."""
-    off, names, last = 0, {}, {}
+    trace = Trace(data)
+    if trace.errors:
+        kind, msg = trace.errors[0]
+        raise AssertionError("not a well-formed trace (%s, %d problems): %s"
+                             % (kind, len(trace.errors), msg))
+    last = {}       # (cpu, irq) -> (seq, record) of the last selftest event
     n = {}          # (cpu, irq) -> events read
     lost = {}       # cpu -> LOST counts
-    while off < len(data):
-        if off + HDR.size > len(data):
-            raise AssertionError("truncated record header at offset %d" % off)
-        size, ev, cpu, _aid, ts, pid, tgid = HDR.unpack_from(data, off)
-        if size < HDR.size or off + size > len(data):
-            raise AssertionError("record at offset %d: size %d" % (off, size))
-        if ev == EV_EVENTDEF:
-            eid = struct.unpack_from("<H", data, off + 32)[0]
-            names[eid] = data[off + 40:off + 72].split(b"\0")[0].decode()
-        elif ev == EV_LOST:
-            lost[cpu] = lost.get(cpu, 0) + struct.unpack_from("<Q", data, off + 32)[0]
-        elif names.get(ev) == "selftest":
-            seq, pcpu, irq = struct.unpack_from("<QII", data, off + 32)
-            if pcpu != cpu:
-                raise AssertionError("record at offset %d: payload CPU %d in CPU %d's ring"
-                                     % (off, pcpu, cpu))
-            key = (cpu, irq)
-            if key in last and seq <= last[key][0]:
-                pseq, poff, pts = last[key]
-                kinds = {}
-                o = poff
-                while o < off:
-                    s, e = struct.unpack_from("<HH", data, o)
-                    kinds[e] = kinds.get(e, 0) + 1
-                    o += s
-                raise AssertionError(
-                    "sequence went back: key %s: seq %d at offset %d ts %d after seq %d at "
-                    "offset %d ts %d; records between, by event ID: %s; file %d bytes"
-                    % (key, seq, off, ts, pseq, poff, pts, kinds, len(data)))
-            if lossless and seq != last.get(key, (-1,))[0] + 1:
-                raise AssertionError("key %s: seq %d at offset %d follows %d: events missing"
-                                     % (key, seq, off, last.get(key, (-1,))[0]))
-            if irq and (pid or tgid):
-                raise AssertionError("hardirq event with pid %d at offset %d" % (pid, off))
-            if not irq and not pid:
-                raise AssertionError("task event without a pid at offset %d" % off)
-            last[key] = (seq, off, ts)
-            n[key] = n.get(key, 0) + 1
-        off += size
+    for rec in trace.records:
+        if rec.event == EV_LOST:
+            lost[rec.cpu] = lost.get(rec.cpu, 0) + \
+                struct.unpack_from(trace.bo + "Q", rec.payload)[0]
+            continue
+        if rec.name != "selftest":
+            continue
+        seq, pcpu, irq = struct.unpack_from(trace.bo + SELFTEST_FMT, rec.payload)
+        if pcpu != rec.cpu:
+            raise AssertionError("%s: payload CPU %d in CPU %d's ring"
+                                 % (rec.where(), pcpu, rec.cpu))
+        key = (rec.cpu, irq)
+        pseq, prev = last.get(key, (-1, None))
+        if prev and seq <= pseq:
+            kinds = {}
+            for r in trace.records[prev.index + 1:rec.index]:
+                kinds[r.event] = kinds.get(r.event, 0) + 1
+            raise AssertionError(
+                "sequence went back: key %s: seq %d, %s, ts %d, after seq %d, %s, ts %d; "
+                "records between, by event ID: %s; file %d bytes"
+                % (key, seq, rec.where(), rec.timestamp, pseq, prev.where(),
+                   prev.timestamp, kinds, len(data)))
+        if lossless and seq != pseq + 1:
+            raise AssertionError("key %s: seq %d, %s, follows %d: events missing"
+                                 % (key, seq, rec.where(), pseq))
+        if irq and (rec.pid or rec.tgid):
+            raise AssertionError("hardirq event with pid %d: %s" % (rec.pid, rec.where()))
+        if not irq and not rec.pid:
+            raise AssertionError("task event without a pid: %s" % rec.where())
+        last[key] = (seq, rec)
+        n[key] = n.get(key, 0) + 1
     if not n:
         raise AssertionError("no selftest event in the trace: nothing to check")
     for cpu in sorted(set(prod) | {c for c, _ in n} | set(lost)):
@@ -106,54 +109,61 @@ def check(data, prod, lossless=False):
 
 
 # --- self-test --------------------------------------------------------------
+# Each case is a list of records; a record is (method, args) of a
+# TraceWriter, after a SYSINFO and the selftest EVENTDEF.
 
-def _rec(ev, cpu, payload, pid=0, ts=0):
-    size = (HDR.size + len(payload) + 7) & ~7
-    return HDR.pack(size, ev, cpu, cpu, ts, pid, pid) + payload.ljust(size - HDR.size, b"\0")
-
-
-def _eventdef():
-    return _rec(EV_EVENTDEF, 0, struct.pack("<H6x", 16) + b"selftest".ljust(32, b"\0"))
+EV_SELFTEST = 16
 
 
-def _ev(cpu, seq, irq, ts=0):
-    return _rec(16, cpu, struct.pack("<QII", seq, cpu, irq), pid=0 if irq else 100, ts=ts)
+def _ev(cpu, seq, irq, pid=None, pcpu=None):
+    pid = (0 if irq else 100) if pid is None else pid
+    return ("rec", (EV_SELFTEST, cpu, cpu, 1000 + seq, pid, pid,
+                    struct.pack("<" + SELFTEST_FMT, seq, cpu if pcpu is None else pcpu, irq)))
 
 
 def _lost(cpu, count):
-    return _rec(EV_LOST, cpu, struct.pack("<Q", count))
+    return ("lost", (cpu, 1000, count))
+
+
+def _trace(recs):
+    w = TraceWriter().sysinfo().eventdef(EV_SELFTEST, "selftest", 0, 2)
+    for meth, args in recs:
+        getattr(w, meth)(*args)
+    return bytes(w.out)
 
 
 def self_test():
-    good = [_eventdef(), _ev(0, 0, 0), _ev(0, 0, 1), _ev(0, 1, 0), _ev(1, 0, 0),
+    good = [_ev(0, 0, 0), _ev(0, 0, 1), _ev(0, 1, 0), _ev(1, 0, 0),
             _lost(0, 3), _ev(0, 5, 0), _ev(0, 1, 1), _ev(1, 1, 0)]
     prod = {0: (6, 2), 1: (2, 0)}
     cases = [
         ("a valid trace with losses", good, prod, False, None),
-        ("a valid trace, lossless", [_eventdef(), _ev(0, 0, 0), _ev(0, 0, 1), _ev(0, 1, 0)],
+        ("a valid trace, lossless", [_ev(0, 0, 0), _ev(0, 0, 1), _ev(0, 1, 0)],
          {0: (2, 1)}, True, None),
-        ("two records swapped", good[:3] + [good[6], good[4], good[5], good[3]] + good[7:],
+        ("two records swapped", good[:2] + [good[5], good[3], good[4], good[2]] + good[6:],
          prod, False, "sequence went back"),
-        ("a record twice", good + [good[8]], prod, False, "sequence went back"),
-        ("an event missing without a LOST record", good[:3] + good[4:], prod, False,
+        ("a record twice", good + [good[7]], prod, False, "sequence went back"),
+        ("an event missing without a LOST record", good[:2] + good[3:], prod, False,
          "(-1)"),
-        ("a LOST record on the wrong CPU", good[:5] + [_lost(1, 3)] + good[6:], prod, False,
+        ("a LOST record on the wrong CPU", good[:4] + [_lost(1, 3)] + good[5:], prod, False,
          "CPU 0"),
         ("a loss where nothing may be lost", good, prod, True, "events missing"),
-        ("a hardirq event with a pid", good[:2] + [_rec(16, 0, struct.pack("<QII", 0, 0, 1),
-                                                        pid=5)] + good[3:],
+        ("a hardirq event with a pid", good[:1] + [_ev(0, 0, 1, pid=5)] + good[2:],
          prod, False, "hardirq event with pid"),
-        ("no selftest event at all, everything lost", [_eventdef(), _lost(0, 8), _lost(1, 2)],
+        ("no selftest event at all, everything lost", [_lost(0, 8), _lost(1, 2)],
          prod, False, "no selftest event"),
-        ("a payload from another CPU", good[:4] + [_rec(16, 1, struct.pack("<QII", 0, 0, 0),
-                                                        pid=100)] + good[5:],
+        ("a payload from another CPU", good[:3] + [_ev(1, 0, 0, pcpu=0)] + good[4:],
          prod, False, "payload CPU"),
+        ("a record cut short (a malformed trace)", good, prod, False, "malformed"),
     ]
     failed = 0
     print("1..%d" % len(cases))
     for i, (name, recs, p, lossless, want) in enumerate(cases, 1):
+        data = _trace(recs)
+        if want == "malformed":
+            data = data[:-8]
         try:
-            check(b"".join(recs), p, lossless)
+            check(data, p, lossless)
             err = None
         except AssertionError as e:
             err = str(e)

@@ -43,7 +43,9 @@
 #  8b. A watch that comes back within 64 s of the layer correlators' end
 #     makes them linger twice as long (at least 4 s, then twice that again,
 #     or the 64 s cap): a watch loop that waits them out each time attaches
-#     and detaches their hooks ever more rarely (before: every 2 s).
+#     and detaches their hooks ever more rarely (before: every 2 s).  The
+#     linger asserted is the kernel's (status file, "sockstat ... linger_ms");
+#     the time they took to go is only checked to be at least that.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 need_root
@@ -71,6 +73,9 @@ users() {
 		END { for (i = 1; i <= n; i++) o = o (i > 1 ? " " : "") u[want[i]]; print o }' \
 		/sys/kernel/debug/magnet/status
 }
+# sockstat_line: "sockstat sockets N correlators none|attached|lingering
+# linger_ms N" from the status file (docs/SOCKSTAT.md)
+sockstat_line() { grep '^sockstat ' /sys/kernel/debug/magnet/status; }
 # linger_wait: seconds until every point sockstat uses is detached (the
 # layer correlators have lingered out), at most 150
 linger_wait() {
@@ -119,7 +124,9 @@ wait_line "$(out snd)" '^scm_stats' 90 || diag "sender: $(tail -3 "$(out snd)")"
 check_eq "while watched: the full stream, one set of synthesizers per socket (2 sockets, 3 watchers) and a correlator per direction: users sock_send 1+2*3+1, dev_send 1+2+1, ip_send 1+1, sock_recv 1+2*2+1, dev_recv 1+2+1, ip_recv 1+1" \
 	"8 4 2 6 4 2" \
 	"$(users sock_send dev_send ip_send sock_recv dev_recv ip_recv)"
-grep -q '^sub_n=' "$(out snd)" && diag "the sender's subscription had ended before that check"
+check_eq "the status file's sockstat line: 2 sockets, correlators attached" \
+	"sockets 2 correlators attached" "$(sockstat_line | cut -d' ' -f2-5)"
+grep -q '^sub_n=' "$(out snd)" && diag "the sender's subscription had ended before these checks"
 bg_wait snd 90 || diag "sender: exit $?"
 sed 's/^/# /' "$(out snd)" | grep -v '^# scm_\|^# st_r\|^# st_s[nu]' | head -20
 O=$(out snd)
@@ -213,6 +220,8 @@ check_eq "every watcher gone: sock_send, dev_send, ip_send, tcp_send, sock_recv,
 	"$(users sock_send dev_send ip_send tcp_send sock_recv dev_recv ip_recv udp_recv)"
 check_eq "no correlator listed (the layer correlator is internal and gone)" "[]" \
 	"$(magnetctl -j correlate list | tr -d ' \n')"
+check_eq "the status file's sockstat line: no socket, no correlator" \
+	"sockets 0 correlators none" "$(sockstat_line | cut -d' ' -f2-5)"
 
 # ---- 6. the example application -----------------------------------------------
 AS=$MAGNET_BUILD/examples/adaptive_sender
@@ -335,22 +344,36 @@ check "and none was written more than 2 s after its (first) period ended ($(kv "
 check "stream delete tick" magnetctl stream delete tick
 
 # ---- 8b. a watch loop that waits out the linger (docs/THREATS.md) ------------
+# linger_ms: the linger the kernel chose at the last watch (status file)
+linger_ms() { sockstat_line | cut -d' ' -f7; }
 g0=$(linger_wait)
 as_nobody "${SL[@]}" quota 1 >"$R/linger1.out" 2>&1
+st1=$(sockstat_line | cut -d' ' -f2-5)
 g1=$(linger_wait)
+l1=$(linger_ms)
 as_nobody "${SL[@]}" quota 1 >"$R/linger2.out" 2>&1
 g2=$(linger_wait)
-diag "correlators gone ${g0} s after section 8; a watch, gone ${g1} s after it; another, gone ${g2} s after"
+l2=$(linger_ms)
+diag "correlators gone ${g0} s after section 8; a watch, linger ${l1} ms, gone ${g1} s after it; another, linger ${l2} ms, gone ${g2} s after"
 check_eq "nobody's two watches went through" "OK OK" \
 	"$(watches <"$R/linger1.out") $(watches <"$R/linger2.out")"
-# (measured from the watcher's exit, which the unwatch at its close
-# precedes by milliseconds; the old 2 s linger measured 3.5 s on 6.1)
-check "a watch soon after the correlators' end: they linger at least 4 s (${g1} s; before: 2 s)" \
-	python3 -c "import sys; sys.exit(not $g1 >= 3.9)"
-check "another: twice as long, or the 64 s cap (${g2} s after ${g1} s)" \
-	python3 -c "import sys; sys.exit(not ($g2 >= 1.8 * $g1 - 1 or $g2 >= 60))"
+# The kernel's linger is what the test asserts; the time the correlators
+# took to go is only bounded below (their deletion detaches ten hooks,
+# seconds under TCG in an RT kernel: 36.4 s for a 32 s linger in 6.12-rt)
+check "a watch soon after the correlators' end: they linger at least 4 s (${l1:-?} ms; before: 2 s)" \
+	test "${l1:-0}" -ge 4000
+check_eq "just after the watcher's exit: no socket, correlators lingering" \
+	"sockets 0 correlators lingering" "$st1"
+check "and they stayed that long: gone ${g1} s after the watch (measured from the watcher's exit)" \
+	python3 -c "import sys; sys.exit(not $g1 >= ${l1:-0} / 1000 - 0.2)"
+check_eq "another: twice as long, or the 64 s cap (after ${l1:-?} ms)" \
+	"$((2 * ${l1:-0} < 64000 ? 2 * ${l1:-0} : 64000))" "${l2:-?}"
+check "and they stayed that long: gone ${g2} s after the second watch" \
+	python3 -c "import sys; sys.exit(not $g2 >= ${l2:-0} / 1000 - 0.2)"
 check_eq "and then every point is detached" "0 0 0 0 0 0 0 0" \
 	"$(users sock_send dev_send ip_send tcp_send sock_recv dev_recv ip_recv udp_recv)"
+check_eq "and the status file says so, with the linger the last watch set" \
+	"sockstat sockets 0 correlators none linger_ms ${l2:-?}" "$(sockstat_line)"
 
 # ---- 7. unloading while a process watches -------------------------------------
 tcp_sink_start sink_w 5007 || bail_out "tcp_sink"
