@@ -348,6 +348,8 @@ check "stream delete tick" magnetctl stream delete tick
 # ---- 8b. a watch loop that waits out the linger (docs/THREATS.md) ------------
 # linger_ms: the linger the kernel chose at the last watch (status file)
 linger_ms() { sockstat_line | cut -d' ' -f7; }
+# doubled MS: the linger a watch soon after the end of one of MS gets
+doubled() { echo $((2 * $1 < 64000 ? 2 * $1 : 64000)); }
 g0=$(linger_wait)
 l0=$(linger_ms)
 as_nobody "${SL[@]}" quota 1 >"$R/linger1.out" 2>&1
@@ -366,13 +368,13 @@ check_eq "nobody's two watches went through" "OK OK" \
 # first watch may come more than 64 s after section 8's correlators ended
 # (a slow debug kernel: 2 s again), or sooner (twice section 8's last).
 check "the first watch: 2 s, or twice section 8's last linger or the 64 s cap (${l0:-?} ms before, ${l1:-?} ms)" \
-	test "${l1:-0}" -eq 2000 -o "${l1:-0}" -eq "$((2 * ${l0:-0} < 64000 ? 2 * ${l0:-0} : 64000))"
+	test "${l1:-0}" -eq 2000 -o "${l1:-0}" -eq "$(doubled "${l0:-0}")"
 check_eq "just after the watcher's exit: no socket, correlators lingering" \
 	"sockets 0 correlators lingering" "$st1"
 check "and they stayed that long: gone ${g1} s after the watch (measured from the watcher's exit)" \
 	python3 -c "import sys; sys.exit(not $g1 >= ${l1:-0} / 1000 - 0.2)"
 check_eq "a watch soon after the correlators' end: they linger twice as long, or the 64 s cap (after ${l1:-?} ms; before: 2 s each time)" \
-	"$((2 * ${l1:-0} < 64000 ? 2 * ${l1:-0} : 64000))" "${l2:-?}"
+	"$(doubled "${l1:-0}")" "${l2:-?}"
 check "and they stayed that long, 4 s at least: gone ${g2} s after the second watch" \
 	python3 -c "import sys; sys.exit(not ($g2 >= ${l2:-0} / 1000 - 0.2 and ${l2:-0} >= 4000))"
 check_eq "and then every point is detached" "0 0 0 0 0 0 0 0" \
