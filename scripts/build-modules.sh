@@ -36,7 +36,7 @@ done
 cp "$top/Kbuild" "$src/Kbuild"
 "$top/scripts/version.sh" >"$src/VERSION"
 # the test and benchmark modules too (Kbuild leaves them out unless asked)
-make -s -C "$kdir" M="$src" MAGNET_TEST_MODULES=y modules "$@"
+make -s -j"$(nproc)" -C "$kdir" M="$src" MAGNET_TEST_MODULES=y modules "$@"
 cp "$src/magnet.ko" "$src"/probes/*.ko "$src"/tests/kmod/*.ko "$src"/bench/kmod/*.ko "$out/"
 key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(\/.*\)"$/\1/p' "$kdir/.config" 2>/dev/null || true)
 if grep -qx 'CONFIG_MODULE_SIG=y' "$kdir/.config" 2>/dev/null && [ -n "$key" ] && [ -r "$key" ] &&

@@ -25,7 +25,9 @@
 # MAGNET_VM_TIMEOUT (default 600): each test's limit.  MAGNET_VM_QEMU_OPTS
 # and every other MAGNET_* variable go to vm-run.sh as usual.
 # MAGNET_VM_BATCH_EACH=1 boots once per test.  Prints "ok - KVER TEST",
-# "ok - KVER TEST # SKIP" or "not ok - KVER TEST" per test, as vm-run.sh;
+# "ok - KVER TEST # SKIP" or "not ok - KVER TEST" per test, as vm-run.sh,
+# "batch: TEST rc=RC (S s)" per test and "# vm-batch: boot N: E s in all,
+# S s in its tests" per boot (scripts/vm-suite.sh's time table);
 # exit status 0 if no test failed, else 1 (2: usage).
 set -u
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -109,6 +111,9 @@ boot() {
 	done
 	wait "$pid"
 	grep -E '^# vm-run|^batch: ' "$out/vm-run.log"
+	# the boot's own time: all of it less its tests'
+	echo "# vm-batch: boot $boots: $(cat "$out/elapsed" 2>/dev/null || echo $(($(date +%s) - start))) s in all, $(sed -n 's/^batch: .* rc=[0-9]* (\([0-9]*\) s)$/\1/p' \
+		"$out/vm-run.log" | awk '{ s += $1 } END { print s + 0 }') s in its tests"
 	left=()
 	for t in "$@"; do
 		if [ -s "$out/$t/exit-code" ]; then

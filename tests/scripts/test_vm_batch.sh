@@ -13,57 +13,10 @@ set -u
 repo=${1:?usage: $0 REPO}
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# The stand-in: FAKE_PLAN="t_a=pass t_b=crash ..." says what each test
-# does (pass, fail, skip, dirty: passes with a BUG line in its slice,
-# crash: the kernel panics in it, hang: it never ends); FAKE_NOBOOT=1
-# makes every boot crash before the batch starts.  It logs the tests each
-# boot was given to $FAKE_DIR/boots, one line per boot.
+# The stand-in for vng: tests/scripts/fake-vng (FAKE_PLAN says what each
+# test does).
 mkdir -p "$tmp/bin"
-cat >"$tmp/bin/vng" <<'VNG'
-#!/bin/bash
-out=
-while [ $# -gt 0 ]; do
-	[ "$1" = --rwdir ] && out=${2#*=}
-	shift
-done
-echo "[    0.000000] Linux version fake" >&2
-if [ "${FAKE_NOBOOT:-0}" = 1 ]; then
-	echo "boot-crash" >>"$FAKE_DIR/boots"
-	echo "[    1.000000] Kernel panic - not syncing: fake" >&2
-	exit 1
-fi
-# vm-cmd.sh's last line: exec bash guest-run.sh LIMIT batch.sh TIMEOUT TEST...
-line=$(tail -n 1 "$out/vm-cmd.sh")
-eval "set -- ${line#exec bash }"
-shift 4
-echo "$*" >>"$FAKE_DIR/boots"
-echo "[    2.000000] magnet-vm: start batch.sh on fake" >&2
-log=$out/dmesg.txt
-echo "[    2.000000] magnet-vm: start batch.sh on fake" >"$log"
-n=3
-for t in "$@"; do
-	what=pass
-	for p in $FAKE_PLAN; do [ "${p%%=*}" = "$t" ] && what=${p#*=}; done
-	mkdir -p "$out/$t"
-	echo "[    $n.000000] magnet-vm: start $t.sh on fake" | tee -a "$log" >&2
-	case $what in
-	crash)
-		echo "[    $n.100000] Oops: general protection fault [#1]" >&2
-		echo "[    $n.100001] RIP: 0010:magnet_add+0x10/0x100" >&2
-		exit 1 ;;
-	hang) sleep 1000; exit 1 ;;
-	dirty) echo "[    $n.100000] BUG: KASAN: slab-use-after-free in fake" | tee -a "$log" >&2 ;;
-	esac
-	case $what in fail) rc=1 ;; skip) rc=4 ;; *) rc=0 ;; esac
-	echo "[    $n.200000] magnet-vm: end $t.sh rc=$rc" | tee -a "$log" >&2
-	cp "$log" "$out/$t/dmesg.txt"
-	echo "$rc" >"$out/$t/exit-code"
-	echo "batch: $t rc=$rc (1 s)" | tee -a "$out/output.log"
-	n=$((n + 1))
-done
-echo 0 >"$out/exit-code"
-VNG
-chmod +x "$tmp/bin/vng"
+ln -s "$(dirname "$(realpath "${BASH_SOURCE[0]}")")/fake-vng" "$tmp/bin/vng"
 
 # run PLAN [TESTS...]: vm-batch.sh with the stand-in; sets RC, OUT, BOOTS
 run() {
