@@ -18,6 +18,34 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 . scripts/suite-lib.sh
 
+# The VM tests run some of their checks as the user nobody (what an
+# unprivileged user may and may not do), from the build tree: refuse at
+# once a tree nobody cannot reach, rather than fail those checks an hour on
+unreachable() {
+	local d=$top
+
+	[ $(($(umask) & 8#005)) -eq 0 ] ||
+		{ echo "the umask $(umask) makes the build tree unreadable to others"; return; }
+	while :; do
+		case $(stat -c %A "$d") in
+		d????????[xt]) ;;
+		*) echo "$d is mode $(stat -c %a "$d"): others cannot enter it"; return ;;
+		esac
+		[ "$d" = / ] && break
+		d=$(dirname "$d")
+	done
+	[ -r tests/tools/genl_req.py ] && case $(stat -c %A tests/tools/genl_req.py) in
+		???????r??) ;;
+		*) echo "tests/tools/genl_req.py is mode $(stat -c %a tests/tools/genl_req.py): others cannot read the clone's files" ;;
+	esac
+}
+why=$(unreachable)
+if [ -n "$why" ]; then
+	echo "test.sh: the VM tests run checks as the user nobody, who cannot reach $top: $why." >&2
+	echo "test.sh: clone where others may read (e.g. /srv or /opt), or let them (chmod o+rx on it; umask 022)." >&2
+	exit 1
+fi
+
 mkdir -p build
 suite_init "$top/build/suite"
 timed "install-deps.sh (what is missing)" ./scripts/install-deps.sh ||
