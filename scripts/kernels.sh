@@ -4,9 +4,9 @@
 # the standard ones first (sorted), then the PREEMPT_RT ones.
 #
 # PREEMPT_RT kernels (CONFIG_PREEMPT_RT=y in /boot/config-*) cost a whole
-# VM suite each and the suite has not yet run whole in them (tests/vm/
-# README.md), so by default none is listed; scripts/test.sh still builds
-# their modules.  MAGNET_RT_KERNELS chooses:
+# VM suite each, so by default none is listed: scripts/test.sh builds
+# their modules and runs the tests of the paths PREEMPT_RT changes in the
+# newest one (scripts/vm-suite.sh).  MAGNET_RT_KERNELS chooses:
 #   none (default)    no RT kernel
 #   newest            the newest RT kernel (6.12-rt)
 #   all               every RT kernel (6.1-rt too)

@@ -111,5 +111,7 @@ for k in $kernels; do
 	timed "DKMS package build on $k" ./scripts/dkms-build.sh "$k" >"build/dkms-$k.log" 2>&1
 	result "DKMS package builds on $k" $?
 done
+# the budget counts the whole run's minutes: SECONDS goes on in vm-suite.sh
+export SECONDS
 [ ${#built[@]} -eq 0 ] || ./scripts/vm-suite.sh "${built[@]}"
 suite_report "$SECONDS"

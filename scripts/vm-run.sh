@@ -111,13 +111,15 @@ outdir=$(realpath "$outdir")
 rm -f "$outdir"/{output.log,console.log,kernel-console.log,exit-code,dmesg.txt,dmesg-live.txt,elapsed,vm-cmd.sh} \
 	"$outdir"/{kernel-console,console}.boot1.log
 
-# The guest has a /tmp of its own: a checkout under /tmp (a CI clone, say)
-# is handed in read-only, and the results dir, which would be hidden under
-# that mount, is mounted at a guest path of its own.
+# The guest mounts file systems of its own over parts of the host's
+# (virtme-ng's init: /tmp, /run, /var/tmp, /var/log, /var/cache, /var/lib/
+# apt and others under /var): a checkout under one of them (a CI clone in
+# /tmp, a user's in /var/tmp) is handed in read-only, and the results dir,
+# which would be hidden there, is mounted at a guest path of its own.
 repo_dir=()
 guest_out=$outdir
 case $repo/ in
-/tmp/*)
+/tmp/* | /run/* | /var/*)
 	repo_dir=(--rodir "$repo")
 	guest_out=/tmp/magnet-vm-results
 	;;
