@@ -16,7 +16,8 @@
 #  - babeltrace2 with MAGNET's plugin (source.magnet.trace, found by its
 #    support-info query): an event per record, in the same order, at the
 #    same times, with the same CPU, pid and socket as -j; LOST records as
-#    discarded events; magnetctl convert --to ctf, read back by
+#    discarded events; magnetctl convert --to ctf (the plugin found beside
+#    the build's magnetctl, no $MAGNET_BT2_PLUGIN_DIR), read back by
 #    babeltrace2's own source.ctf.fs: the same events again, each CPU's
 #    in order (ties across CPUs at one nanosecond have no order);
 #  - magnetctl convert --to perfetto, decoded with perfetto's own protos
@@ -80,7 +81,8 @@ check "babeltrace2 reads the trace" sh -c "babeltrace2 --plugin-path='$BT2' --cl
 # writable mappings there), on the guest's tmpfs
 CTF=$(mktemp -d /tmp/magnet-ctf.XXXXXX)
 on_exit "rm -rf $CTF"
-check "convert --to ctf" sh -c "MAGNET_BT2_PLUGIN_DIR='$BT2' '$MAGNETCTL' convert --to ctf \
+# as README's "Using it" runs it: the build's magnetctl finds the build's plugin
+check "convert --to ctf" sh -c "env -u MAGNET_BT2_PLUGIN_DIR '$MAGNETCTL' convert --to ctf \
 	-o '$CTF/ctf' '$R/conv.trace' >'$R/ctf.out' 2>&1"
 check "babeltrace2 reads the CTF trace" sh -c "babeltrace2 --clock-cycles --no-delta '$CTF/ctf' \
 	>'$R/conv.ctf.txt' 2>'$R/ctf.err'"
