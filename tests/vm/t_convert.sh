@@ -26,7 +26,8 @@
 #    names from the sched records;
 #  - magnetctl plot layers / tcp / rate: images, and data that hold the
 #    sender's socket's records (lengths, congestion window) and a series
-#    per CPU that recorded.
+#    per CPU that recorded; the tcp figure's legend names its fields as
+#    they are written (snd_cwnd, no subscript).
 MAGNET_MODULES="magnet magnet_sched"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -220,6 +221,10 @@ tcpr = [j for j in recs if j["abstract_id"] == sino and j.get("tcp")]
 tp = blocks(R + "/tcp.svg.dat").get("tcp", [])
 ok(tcpr and [int(p[1]) for p in tp] == [j["tcp"]["snd_cwnd"] for j in tcpr],
    "plot tcp: the sender's snd_cwnd at each tcp_state record (%d)" % len(tcpr), (len(tp), len(tcpr)))
+svg = open(R + "/tcp.svg").read()
+ok(all("<text>%s</text>" % t in svg for t in ("snd_cwnd", "snd_ssthresh")),
+   "plot tcp: the legend names snd_cwnd and snd_ssthresh as they are (no subscript)",
+   [l for l in svg.splitlines() if "snd" in l][:4])
 rt = blocks(R + "/rate.png.dat")
 cpus = set("cpu%d" % j["cpu"] for j in recs if j["name"] not in ("SYSINFO", "EVENTDEF", "LOST"))
 ok(set(rt) == cpus and all(len(v) == 200 for v in rt.values()), "plot rate: 200 bins for each CPU that recorded: %s" % sorted(rt),
