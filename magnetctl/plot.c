@@ -295,7 +295,7 @@ static void write_data(FILE *f, struct plot *pl)
 	}
 }
 
-/* A title for gnuplot: its quotes and backslashes escaped. */
+/* A string for gnuplot: its quotes and backslashes escaped. */
 static void gp_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -307,9 +307,30 @@ static void gp_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * A text drawn as it is written: noenhanced, since gnuplot's enhanced
+ * text would take the '_' of every event and field name (dev_recv,
+ * snd_cwnd) for a subscript.  The terminal stays enhanced for the tic
+ * labels gnuplot makes itself (1x10^7, the 7 raised).
+ */
+static void gp_text(FILE *f, const char *s)
+{
+	gp_str(f, s);
+	fputs(" noenhanced", f);
+}
+
+/* set WHAT "TEXT" noenhanced */
+static void gp_set(FILE *f, const char *what, const char *text)
+{
+	fprintf(f, "set %s ", what);
+	gp_text(f, text);
+	fputc('\n', f);
+}
+
 static void write_script(FILE *f, const struct plot *pl, const char *out,
 			 const char *dat, const char *fmt, __u64 id)
 {
+	char title[64];
 	unsigned int i;
 
 	fprintf(f, "# magnetctl plot %s: gnuplot %s\n", pl->kind, out);
@@ -319,31 +340,43 @@ static void write_script(FILE *f, const struct plot *pl, const char *out,
 	gp_str(f, out);
 	fputs("\nset grid\nset key outside right\n", f);
 	if (!strcmp(pl->kind, "layers")) {
-		fprintf(f, "set title \"bytes per layer, socket %llu\"\n",
-			(unsigned long long)id);
-		fputs("set xlabel \"time (s)\"\nset ylabel \"bytes per event\"\n", f);
+		snprintf(title, sizeof(title), "bytes per layer, socket %llu",
+			 (unsigned long long)id);
+		gp_set(f, "title", title);
+		gp_set(f, "xlabel", "time (s)");
+		gp_set(f, "ylabel", "bytes per event");
 	} else if (!strcmp(pl->kind, "tcp")) {
-		fprintf(f, "set title \"TCP state, socket %llu\"\n",
-			(unsigned long long)id);
-		fputs("set xlabel \"time (s)\"\nset ylabel \"packets\"\n"
-		      "set y2label \"srtt (ms)\"\nset y2tics\nset ytics nomirror\n", f);
+		snprintf(title, sizeof(title), "TCP state, socket %llu",
+			 (unsigned long long)id);
+		gp_set(f, "title", title);
+		gp_set(f, "xlabel", "time (s)");
+		gp_set(f, "ylabel", "packets");
+		gp_set(f, "y2label", "srtt (ms)");
+		fputs("set y2tics\nset ytics nomirror\n", f);
 	} else if (!strcmp(pl->kind, "latency")) {
-		fputs("set title \"time between layers (correlated chains)\"\n"
-		      "set xlabel \"microseconds\"\nset ylabel \"fraction of chains\"\n"
-		      "set logscale x\nset yrange [0:1]\n", f);
+		gp_set(f, "title", "time between layers (correlated chains)");
+		gp_set(f, "xlabel", "microseconds");
+		gp_set(f, "ylabel", "fraction of chains");
+		fputs("set logscale x\nset yrange [0:1]\n", f);
 	} else {
-		fputs("set title \"events per second per CPU\"\n"
-		      "set xlabel \"time (s)\"\nset ylabel \"events/s\"\n", f);
+		gp_set(f, "title", "events per second per CPU");
+		gp_set(f, "xlabel", "time (s)");
+		gp_set(f, "ylabel", "events/s");
 	}
 	fputs("plot ", f);
 	for (i = 0; i < pl->ns; i++) {
 		if (!strcmp(pl->kind, "tcp")) {
 			gp_str(f, dat);
-			fprintf(f, " index %u using 1:2 with steps title \"snd_cwnd\", ", i);
+			fprintf(f, " index %u using 1:2 with steps title ", i);
+			gp_text(f, "snd_cwnd");
+			fputs(", ", f);
 			gp_str(f, dat);
-			fprintf(f, " index %u using 1:3 with steps title \"snd_ssthresh\", ", i);
+			fprintf(f, " index %u using 1:3 with steps title ", i);
+			gp_text(f, "snd_ssthresh");
+			fputs(", ", f);
 			gp_str(f, dat);
-			fprintf(f, " index %u using 1:4 axes x1y2 with lines title \"srtt\"", i);
+			fprintf(f, " index %u using 1:4 axes x1y2 with lines title ", i);
+			gp_text(f, "srtt");
 			break;
 		}
 		if (i)
@@ -352,7 +385,7 @@ static void write_script(FILE *f, const struct plot *pl, const char *out,
 		fprintf(f, " index %u using 1:2 with %s title ", i,
 			!strcmp(pl->kind, "layers") ? "points" :
 			!strcmp(pl->kind, "latency") ? "steps" : "lines");
-		gp_str(f, pl->s[i].name);
+		gp_text(f, pl->s[i].name);
 	}
 	fputc('\n', f);
 }

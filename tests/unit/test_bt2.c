@@ -8,15 +8,19 @@
  * tests/vm/t_convert.sh.
  *
  * $MAGNET_BT2_PLUGIN_DIR: the directory of the built plugin (magnetctl
- * reads it too); $MAGNETCTL: the magnetctl to run.
+ * reads it too); $MAGNETCTL: the magnetctl to run; $MAGNET_BT2_INSTALL_DIR,
+ * $MAGNET_BT2_SYSTEM_DIR: where MAGNET installs the plugin and where
+ * babeltrace2 keeps its own.
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -305,6 +309,111 @@ static void test_ctf_no_event(void **state)
 	free(path);
 }
 
+/* Is the plugin installed (where MAGNET or babeltrace2 keeps it)? */
+static bool plugin_installed(void)
+{
+	const char *dirs[] = { getenv("MAGNET_BT2_INSTALL_DIR"),
+			       getenv("MAGNET_BT2_SYSTEM_DIR") };
+	char path[512];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/babeltrace-plugin-magnet.so", dirs[i]);
+		if (!access(path, F_OK))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Where convert --to ctf finds the plugin: beside the build's magnetctl
+ * without $MAGNET_BT2_PLUGIN_DIR (README's "Using it" runs it so), in
+ * $MAGNET_BT2_PLUGIN_DIR alone when set, in babeltrace2's own path; found
+ * nowhere, every place looked in is named.
+ */
+static void test_ctf_plugin_lookup(void **state)
+{
+	char dir[] = "/tmp/magnet-ctf-XXXXXX", sub[64], want[512], tree[64];
+	const char *mc = getenv("MAGNETCTL");
+	size_t len;
+	char *path = make_trace(&len), *out;
+	int st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* the build's magnetctl: its build tree's plugin */
+	snprintf(sub, sizeof(sub), "%s/ctf1", dir);
+	out = sh(&st, "env -u MAGNET_BT2_PLUGIN_DIR -u BABELTRACE_PLUGIN_PATH "
+		 "'%s' convert --to ctf -o '%s' '%s' 2>&1", mc, sub, path);
+	assert_int_equal(st, 0);
+	assert_string_equal(out, "");
+	free(out);
+	out = sh(&st, "babeltrace2 '%s' 2>&1 | grep -c ' udp_send: '", sub);
+	assert_string_equal(out, "2\n");
+	free(out);
+
+	/* $MAGNET_BT2_PLUGIN_DIR without the plugin: said, babeltrace2 not run */
+	snprintf(sub, sizeof(sub), "%s/empty", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	out = sh(&st, "MAGNET_BT2_PLUGIN_DIR='%s' '%s' convert --to ctf -o '%s/ctf2' '%s' 2>&1",
+		 sub, mc, dir, path);
+	assert_int_equal(WEXITSTATUS(st), MC_EXIT_FILE);
+	snprintf(want, sizeof(want),
+		 "magnetctl: convert: the babeltrace2 plugin magnet (babeltrace-plugin-magnet.so) "
+		 "is not in %s ($MAGNET_BT2_PLUGIN_DIR); set MAGNET_BT2_PLUGIN_DIR=DIR "
+		 "to the directory that holds it\n", sub);
+	assert_string_equal(out, want);
+	free(out);
+	snprintf(sub, sizeof(sub), "%s/ctf2", dir);
+	assert_int_equal(access(sub, F_OK), -1);
+
+	/* a copy of the build tree: its own plugin directory */
+	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	out = sh(&st, "mkdir -p '%s/magnetctl' '%s/babeltrace2/plugins' && "
+		 "cp '%s' '%s/magnetctl/magnetctl'", tree, tree, mc, tree);
+	assert_int_equal(st, 0);
+	free(out);
+	if (!plugin_installed()) {
+		out = sh(&st, "env -u MAGNET_BT2_PLUGIN_DIR -u BABELTRACE_PLUGIN_PATH "
+			 "'%s/magnetctl/magnetctl' convert --to ctf -o '%s/ctf3' '%s' 2>&1",
+			 tree, dir, path);
+		assert_int_equal(WEXITSTATUS(st), MC_EXIT_FILE);
+		snprintf(want, sizeof(want),
+			 "is not in %s/babeltrace2/plugins (beside magnetctl's build), ", tree);
+		assert_non_null(strstr(out, want));
+		assert_non_null(strstr(out, "(where MAGNET installs it)"));
+		assert_non_null(strstr(out, "; set MAGNET_BT2_PLUGIN_DIR=DIR"));
+		assert_null(strstr(out, "babeltrace2 failed"));
+		free(out);
+	} else {
+		fprintf(stderr, "test_bt2: the plugin is installed: not checking a "
+			"build tree without it\n");
+	}
+	/* ... found by babeltrace2 itself in $BABELTRACE_PLUGIN_PATH */
+	out = sh(&st, "env -u MAGNET_BT2_PLUGIN_DIR BABELTRACE_PLUGIN_PATH=/nonexistent:'%s' "
+		 "'%s/magnetctl/magnetctl' convert --to ctf -o '%s/ctf4' '%s' 2>&1",
+		 plugdir, tree, dir, path);
+	assert_int_equal(st, 0);
+	assert_string_equal(out, "");
+	free(out);
+	/* ... beside it */
+	out = sh(&st, "cp '%s/babeltrace-plugin-magnet.so' '%s/babeltrace2/plugins/' && "
+		 "env -u MAGNET_BT2_PLUGIN_DIR -u BABELTRACE_PLUGIN_PATH "
+		 "'%s/magnetctl/magnetctl' convert --to ctf -o '%s/ctf5' '%s' 2>&1",
+		 plugdir, tree, tree, dir, path);
+	assert_int_equal(st, 0);
+	assert_string_equal(out, "");
+	free(out);
+	snprintf(sub, sizeof(sub), "%s/ctf5/metadata", dir);
+	assert_int_equal(access(sub, F_OK), 0);
+	out = sh(&st, "rm -rf '%s'", dir);
+	free(out);
+	unlink(path);
+	free(path);
+}
+
 static void test_errors(void **state)
 {
 	size_t len;
@@ -379,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_ctf_roundtrip),
 		cmocka_unit_test(test_ctf_no_event),
 		cmocka_unit_test(test_lost_long_wait),
+		cmocka_unit_test(test_ctf_plugin_lookup),
 		cmocka_unit_test(test_errors),
 	};
 

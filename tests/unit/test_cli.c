@@ -1269,6 +1269,98 @@ static void test_perfetto(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * Every figure's texts as they are written: event and field names hold
+ * '_', which gnuplot's enhanced text takes for a subscript (dev_recv drawn
+ * as "dev", a subscript "r", "ecv": <tspan>s in the SVG).  Each figure as
+ * SVG, whose text elements must hold its legend, title and axis labels
+ * whole; the tic labels gnuplot writes itself keep their raised exponent
+ * (1x10^8: "1x10", then "8" in a <tspan> of its own).
+ */
+static void test_plot_labels(void **state)
+{
+	static const struct {
+		const char *kind;
+		const char *text[8];
+	} fig[] = {
+		{ "layers", { "<text>dev_recv</text>", "<text>ip_recv</text>",
+			      "<text>bytes per layer, socket 73588229205</text>",
+			      "<text>bytes per event</text>", "<text>time (s)</text>",
+			      "x10</tspan>" } },
+		{ "tcp", { "<text>snd_cwnd</text>", "<text>snd_ssthresh</text>",
+			   "<text>srtt</text>", "<text>srtt (ms)</text>",
+			   "<text>TCP state, socket 73588229205</text>",
+			   "<text>packets</text>", "<text>time (s)</text>" } },
+		{ "latency", { "<text>1: ip_recv -> dev_recv</text>",
+			       "<text>time between layers (correlated chains)</text>",
+			       "<text>fraction of chains</text>",
+			       "<text>microseconds</text>" } },
+		{ "rate", { "<text>cpu3</text>", "<text>events/s</text>",
+			    "<text>events per second per CPU</text>",
+			    "<text>time (s)</text>" } },
+	};
+	struct magnet_tcp_payload tcp = {
+		.family = 2, .state = 1, .len = 1448, .snd_cwnd = 10,
+		.snd_ssthresh = 7, .srtt_us = 1500,
+	};
+	char out[] = "/tmp/magnet-plot-XXXXXX", img[64], aux[80];
+	struct result r;
+	struct tbuf tb;
+	const char *path;
+	unsigned int i, j;
+	char *txt;
+
+	(void)state;
+	assert_non_null(mkdtemp(out));
+	tb_init(&tb, false);
+	tb_sysinfo(&tb, 0);
+	tb_eventdef(&tb, 16, "dev_recv", MAGNET_LAYER_DEVICE, MAGNET_PAYLOAD_NET);
+	tb_eventdef(&tb, 17, "ip_recv", MAGNET_LAYER_NETWORK, MAGNET_PAYLOAD_NET);
+	tb_eventdef(&tb, 18, "tcp_state", MAGNET_LAYER_TRANSPORT, MAGNET_PAYLOAD_TCP);
+	/* 100 MB: the bytes axis's tics are 1x10^8 and the like */
+	tb_net(&tb, 16, 100000000, 2, 0x0800, 0);
+	tb_net(&tb, 17, 1480, 2, 0x0800, 0);
+	tb_rec(&tb, 18, 0, 1500000000ull, &tcp, sizeof(tcp));
+	tcp.snd_cwnd = 12;
+	tb_rec(&tb, 18, 0, 1500001000ull, &tcp, sizeof(tcp));
+	tb_corr(&tb, 1600000000ull, 1500000000ull, 17, 16, 2500, 1480);
+	path = tb_write_tmp(&tb, tb.len);
+	for (i = 0; i < sizeof(fig) / sizeof(fig[0]); i++) {
+		snprintf(img, sizeof(img), "%s/%s.svg", out, fig[i].kind);
+		r = run("plot", fig[i].kind, "--format", "svg", "-o", img, path);
+		assert_int_equal(r.code, MC_EXIT_OK);
+		done(&r);
+		txt = file_text(img);
+		assert_non_null(txt);
+		for (j = 0; j < 8 && fig[i].text[j]; j++)
+			assert_contains(txt, fig[i].text[j]);
+		free(txt);
+		unlink(img);
+		snprintf(aux, sizeof(aux), "%s.gp", img);
+		unlink(aux);
+		snprintf(aux, sizeof(aux), "%s.dat", img);
+		unlink(aux);
+	}
+	/* a PNG's script: the same texts */
+	snprintf(img, sizeof(img), "%s/layers.png", out);
+	r = run("plot", "layers", "-o", img, path);
+	assert_int_equal(r.code, MC_EXIT_OK);
+	done(&r);
+	snprintf(aux, sizeof(aux), "%s.gp", img);
+	txt = file_text(aux);
+	assert_non_null(txt);
+	assert_contains(txt, "title \"dev_recv\" noenhanced");
+	assert_contains(txt, "set ylabel \"bytes per event\" noenhanced\n");
+	free(txt);
+	unlink(aux);
+	unlink(img);
+	snprintf(aux, sizeof(aux), "%s.dat", img);
+	unlink(aux);
+	assert_int_equal(rmdir(out), 0);
+	unlink(path);
+	tb_free(&tb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1296,6 +1388,7 @@ int main(void)
 		cmocka_unit_test(test_dump_not_a_trace),
 		cmocka_unit_test(test_stdout_error),
 		cmocka_unit_test(test_plot),
+		cmocka_unit_test(test_plot_labels),
 		cmocka_unit_test(test_perfetto),
 	};
 

@@ -16,7 +16,8 @@
 #  - babeltrace2 with MAGNET's plugin (source.magnet.trace, found by its
 #    support-info query): an event per record, in the same order, at the
 #    same times, with the same CPU, pid and socket as -j; LOST records as
-#    discarded events; magnetctl convert --to ctf, read back by
+#    discarded events; magnetctl convert --to ctf (the plugin found beside
+#    the build's magnetctl, no $MAGNET_BT2_PLUGIN_DIR), read back by
 #    babeltrace2's own source.ctf.fs: the same events again, each CPU's
 #    in order (ties across CPUs at one nanosecond have no order);
 #  - magnetctl convert --to perfetto, decoded with perfetto's own protos
@@ -25,7 +26,8 @@
 #    names from the sched records;
 #  - magnetctl plot layers / tcp / rate: images, and data that hold the
 #    sender's socket's records (lengths, congestion window) and a series
-#    per CPU that recorded.
+#    per CPU that recorded; the tcp figure's legend names its fields as
+#    they are written (snd_cwnd, no subscript).
 MAGNET_MODULES="magnet magnet_sched"
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -80,7 +82,8 @@ check "babeltrace2 reads the trace" sh -c "babeltrace2 --plugin-path='$BT2' --cl
 # writable mappings there), on the guest's tmpfs
 CTF=$(mktemp -d /tmp/magnet-ctf.XXXXXX)
 on_exit "rm -rf $CTF"
-check "convert --to ctf" sh -c "MAGNET_BT2_PLUGIN_DIR='$BT2' '$MAGNETCTL' convert --to ctf \
+# as README's "Using it" runs it: the build's magnetctl finds the build's plugin
+check "convert --to ctf" sh -c "env -u MAGNET_BT2_PLUGIN_DIR '$MAGNETCTL' convert --to ctf \
 	-o '$CTF/ctf' '$R/conv.trace' >'$R/ctf.out' 2>&1"
 check "babeltrace2 reads the CTF trace" sh -c "babeltrace2 --clock-cycles --no-delta '$CTF/ctf' \
 	>'$R/conv.ctf.txt' 2>'$R/ctf.err'"
@@ -218,6 +221,10 @@ tcpr = [j for j in recs if j["abstract_id"] == sino and j.get("tcp")]
 tp = blocks(R + "/tcp.svg.dat").get("tcp", [])
 ok(tcpr and [int(p[1]) for p in tp] == [j["tcp"]["snd_cwnd"] for j in tcpr],
    "plot tcp: the sender's snd_cwnd at each tcp_state record (%d)" % len(tcpr), (len(tp), len(tcpr)))
+svg = open(R + "/tcp.svg").read()
+ok(all("<text>%s</text>" % t in svg for t in ("snd_cwnd", "snd_ssthresh")),
+   "plot tcp: the legend names snd_cwnd and snd_ssthresh as they are (no subscript)",
+   [l for l in svg.splitlines() if "snd" in l][:4])
 rt = blocks(R + "/rate.png.dat")
 cpus = set("cpu%d" % j["cpu"] for j in recs if j["name"] not in ("SYSINFO", "EVENTDEF", "LOST"))
 ok(set(rt) == cpus and all(len(v) == 200 for v in rt.values()), "plot rate: 200 bins for each CPU that recorded: %s" % sorted(rt),
