@@ -14,7 +14,7 @@
 #     and for the receive path (dev_recv, ip_recv, udp_recv|tcp_recv,
 #     sock_recv keyed by the receiving socket).
 #  2b. The same chain against each send's own times: 20 paced 10 KB TCP
-#     writes and 100 UDP datagrams, each timed by its sender, each one
+#     writes (TCP_NODELAY, no autocorking) and 100 UDP datagrams, each timed by its sender, each one
 #     complete chain whose transport step and sock_send lie inside that
 #     send's call, sock_send after dev_send (6.1 and 6.12 alike).
 #  3. Deleting the correlator, and the stream it writes to, while traffic
