@@ -53,11 +53,11 @@
 #else /* !MAGNET_HAVE_SOCK_LENGTH_TP */
 
 /*
- * 6.1 has no length tracepoints.  Send: a function-entry hook on the
- * function that holds the tracepoint in 6.12, reporting the bytes asked
- * (mnet_sock_send_entry()): no return hook on the send path.  Receive: a
- * kretprobe, since only the return says how many bytes arrived (errors
- * skipped, as the tracepoint does).
+ * 6.1 has no length tracepoints.  Send and receive: a kretprobe on the
+ * function that holds the tracepoint in 6.12, recording what the call
+ * returned (bytes moved or -errno) when it returns, as the tracepoints
+ * do: a send's sock_send event comes after its transport, IP and device
+ * events on both kernels (docs/CORRELATE.md).
  *
  * Send: 6.1.57 backported "net: prevent rewrite of msg_name in
  * sock_sendmsg()", after which write(), send(), sendto() and sendmsg()
@@ -79,13 +79,14 @@
 #endif
 
 #define MNET_SOCK_SEND_HOOK						\
-	MNET_ENTRY("sock_send", SOCKET, MNET_SOCK_SENDMSG_SYM,		\
-		   mnet_sock_send_entry)
+	MNET_KRETPROBE("sock_send", SOCKET, MNET_SOCK_SENDMSG_SYM,	\
+		       mnet_sock_entry, mnet_sock_send_ret,		\
+		       sizeof(struct sock *))
 #define MNET_SOCK_RECV_HOOK						\
 	MNET_KRETPROBE("sock_recv", SOCKET, "sock_recvmsg",		\
 		       mnet_sock_entry, mnet_sock_recv_ret,		\
 		       sizeof(struct sock *))
-/* failed sends: the return of the function sock_send hooks at entry */
+/* failed sends: the same return, its failures only */
 #define MNET_SOCK_SEND_FAIL_HOOK					\
 	MNET_KRETPROBE("sock_send_fail", SOCKET, MNET_SOCK_SENDMSG_SYM,	\
 		       mnet_sock_entry, mnet_send_fail_ret,		\

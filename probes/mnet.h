@@ -173,7 +173,7 @@ struct net_device;
 void mnet_sock_send_tp(void *data, struct sock *sk, int ret, int flags);
 void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags);
 int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
-MNET_DECLARE_ENTRY(mnet_sock_send_entry);
+int mnet_sock_send_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
 int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs);
 void mnet_sock_send_fail_tp(void *data, struct sock *sk, int ret, int flags);
 int mnet_l4_entry(struct kretprobe_instance *ri, struct pt_regs *regs);

@@ -116,32 +116,10 @@ void mnet_sock_recv_tp(void *data, struct sock *sk, int ret, int flags)
 }
 
 /*
- * Entry of __sock_sendmsg() / sock_sendmsg() (struct socket *sock,
- * struct msghdr *msg) where there is no sock_send_length tracepoint: the
- * bytes the caller asks to send, with no return hook on the send path (a
- * kretprobe's shared instance pool and second trampoline cost more than
- * the record).  The tracepoint reports the bytes sent instead: the two
- * differ only for a send that fails or sends part of what it was given.
- */
-void mnet_sock_send_entry(struct mnet_hook *h, struct pt_regs *regs)
-{
-	struct socket *sock = (struct socket *)mnet_arg(regs, 0);
-	struct msghdr *msg = (struct msghdr *)mnet_arg(regs, 1);
-	struct sock *sk = sock ? READ_ONCE(sock->sk) : NULL;
-	size_t len;
-
-	if (!sk || !msg)
-		return;
-	len = msg_data_left(msg);
-	if (!len)
-		return;
-	mnet_emit(h, sk, mnet_len(len), 0, sk->sk_protocol, MAGNET_NET_F_TX);
-}
-MNET_FTRACE_CALLBACK(mnet_sock_send_entry)
-
-/*
- * Entry of sock_recvmsg() (struct socket *sock, ...): remember the sock
- * for the return handler.
+ * Where there is no sock_send_length / sock_recv_length tracepoint, a
+ * kretprobe on __sock_sendmsg() / sock_sendmsg() / sock_recvmsg(): the
+ * entry, (struct socket *sock, ...), remembers the sock for the return
+ * handler.
  */
 int mnet_sock_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -165,6 +143,13 @@ static __always_inline void mnet_sock_ret(struct kretprobe_instance *ri,
 	if (!ret || !rp)
 		return;
 	mnet_emit_ret(container_of(rp, struct mnet_hook, krp), sk, ret, flags);
+}
+
+/* after the send, as mnet_sock_send_tp(): @ret bytes sent or -errno */
+int mnet_sock_send_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	mnet_sock_ret(ri, regs, MAGNET_NET_F_TX);
+	return 0;
 }
 
 int mnet_sock_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)

@@ -2,14 +2,17 @@
 /*
  * tcp_sender: the FTP-like workload of the MAGNET papers.
  *
- *   tcp_sender [-n] [-s SIZE] [-i MS] [-w SECONDS] HOST PORT COUNT
+ *   tcp_sender [-n] [-s SIZE] [-i MS] [-w SECONDS] [-T FILE] HOST PORT COUNT
  *
  * Connects to HOST:PORT (retrying for up to -w seconds, default 5, while
  * the peer is not listening yet), prints "pid=<pid> ino=<socket inode>",
  * then writes SIZE bytes (default 10240) COUNT times, one write() every
  * MS milliseconds (default 20; 0 = back to back) on an absolute schedule.
  * -n sets TCP_NODELAY.  Each write() is a single call for the whole
- * buffer, so the socket layer sees COUNT sends of SIZE bytes.
+ * buffer, so the socket layer sees COUNT sends of SIZE bytes.  -T FILE:
+ * each write()'s own CLOCK_MONOTONIC times right before and after the
+ * call and its result, one line "BEFORE_NS AFTER_NS RESULT" per call
+ * (tool_common.h), written at the end.
  * At the end it half-closes, waits (bounded) for the peer to close, and
  * prints "sent=<bytes> writes=<n> elapsed_ms=<ms> retrans_bytes=<n>" (the
  * socket's tcpi_bytes_retrans: data the kernel sent twice, e.g. a tail
@@ -21,7 +24,7 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tcp_sender [-n] [-s SIZE] [-i MS] [-w SECONDS] HOST PORT COUNT\n");
+	fprintf(stderr, "usage: tcp_sender [-n] [-s SIZE] [-i MS] [-w SECONDS] [-T FILE] HOST PORT COUNT\n");
 	exit(2);
 }
 
@@ -29,6 +32,7 @@ int main(int argc, char **argv)
 {
 	unsigned long long size = 10240, interval_ms = 20, wait_s = 5, count;
 	unsigned long long sent = 0, writes = 0, retrans = 0;
+	struct send_times st = { 0 };
 	struct sockaddr_in sa;
 	struct timespec next;
 	uint64_t t0, deadline;
@@ -36,8 +40,9 @@ int main(int argc, char **argv)
 	char *buf;
 
 	prog_name = "tcp_sender";
-	while ((opt = getopt(argc, argv, "ns:i:w:h")) != -1) {
+	while ((opt = getopt(argc, argv, "ns:i:w:T:h")) != -1) {
 		switch (opt) {
+		case 'T': send_times_open(&st, optarg); break;
 		case 'n': nodelay = 1; break;
 		case 's': size = parse_num("size", optarg, 1 << 20); break;
 		case 'i': interval_ms = parse_num("interval", optarg, 60000); break;
@@ -77,6 +82,7 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (unsigned long long n = 0; n < count; n++) {
+		uint64_t before, after;
 		ssize_t r;
 
 		if (n && interval_ms) {
@@ -88,7 +94,11 @@ int main(int argc, char **argv)
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 				;
 		}
+		send_times_reserve(&st);
+		before = now_ns();
 		r = write(fd, buf, size);
+		after = now_ns();
+		send_times_add(&st, before, after, r < 0 ? -errno : r);
 		if (r < 0) {
 			if (errno == EINTR) {
 				n--;
@@ -102,7 +112,11 @@ int main(int argc, char **argv)
 			/* Not expected on a blocking socket; finish the buffer. */
 			fprintf(stderr, "tcp_sender: short write %zd of %llu\n", r, size);
 			for (size_t off = r; off < size; off += r) {
+				send_times_reserve(&st);
+				before = now_ns();
 				r = write(fd, buf + off, size - off);
+				after = now_ns();
+				send_times_add(&st, before, after, r < 0 ? -errno : r);
 				if (r <= 0)
 					die("write:");
 				writes++;
@@ -140,6 +154,7 @@ int main(int argc, char **argv)
 		retrans = ti.tcpi_bytes_retrans;
 	}
 	close(fd);
+	send_times_close(&st);
 	printf("sent=%llu writes=%llu elapsed_ms=%llu retrans_bytes=%llu\n", sent,
 	       writes, (unsigned long long)((now_ns() - t0) / 1000000),
 	       (unsigned long long)retrans);

@@ -101,4 +101,58 @@ static void print_ids(int fd)
 	fflush(stdout);
 }
 
+/*
+ * Each send's own times (-T FILE of tcp_sender and udp_flood):
+ * CLOCK_MONOTONIC, the clock of MAGNET's records (docs/FORMAT.md), read
+ * right before and right after the call, kept in memory and written at the
+ * end as one line per call: "BEFORE_NS AFTER_NS RESULT" (bytes or -errno).
+ */
+struct send_times {
+	FILE *f;
+	uint64_t (*t)[3];
+	size_t n, cap;
+};
+
+static void send_times_open(struct send_times *st, const char *path)
+{
+	memset(st, 0, sizeof(*st));
+	st->f = fopen(path, "w");
+	if (!st->f)
+		die("%s:", path);
+}
+
+/* Room for one more entry, taken outside the timed interval. */
+static void send_times_reserve(struct send_times *st)
+{
+	if (!st->f || st->n < st->cap)
+		return;
+	st->cap = st->cap ? 2 * st->cap : 1024;
+	st->t = realloc(st->t, st->cap * sizeof(*st->t));
+	if (!st->t)
+		die("realloc:");
+}
+
+static void send_times_add(struct send_times *st, uint64_t before,
+			   uint64_t after, long long ret)
+{
+	if (!st->f)
+		return;
+	st->t[st->n][0] = before;
+	st->t[st->n][1] = after;
+	st->t[st->n][2] = (uint64_t)ret;
+	st->n++;
+}
+
+static void send_times_close(struct send_times *st)
+{
+	if (!st->f)
+		return;
+	for (size_t i = 0; i < st->n; i++)
+		fprintf(st->f, "%llu %llu %lld\n", (unsigned long long)st->t[i][0],
+			(unsigned long long)st->t[i][1], (long long)st->t[i][2]);
+	if (fclose(st->f))
+		die("send times:");
+	free(st->t);
+}
+
 #endif /* MAGNET_TOOL_COMMON_H */

@@ -2,20 +2,23 @@
 /*
  * udp_flood: send datagrams as fast as possible, bounded.
  *
- *   udp_flood [-t SECONDS] [-i USEC] HOST PORT COUNT SIZE
+ *   udp_flood [-t SECONDS] [-i USEC] [-T FILE] HOST PORT COUNT SIZE
  *
  * Sends COUNT datagrams of SIZE bytes (connected UDP socket) to HOST:PORT,
  * back to back (or one every -i microseconds), stopping early after -t
  * seconds (default 10).  Prints "pid=<pid> ino=<socket inode>" before the
  * first send and "sent=<datagrams> bytes=<bytes> errors=<failed sends>
  * elapsed_ms=<ms> cpu_ns=<the sending thread's CPU time>" at the end.  Failed sends (ENOBUFS, ECONNREFUSED from
- * an ICMP error) are counted, not fatal.  Exit 0 if COUNT were sent.
+ * an ICMP error) are counted, not fatal.  -T FILE: each send's own
+ * CLOCK_MONOTONIC times right before and after the call and its result,
+ * one line "BEFORE_NS AFTER_NS RESULT" per call (tool_common.h), written
+ * at the end.  Exit 0 if COUNT were sent.
  */
 #include "tool_common.h"
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: udp_flood [-t SECONDS] [-i USEC] HOST PORT COUNT SIZE\n");
+	fprintf(stderr, "usage: udp_flood [-t SECONDS] [-i USEC] [-T FILE] HOST PORT COUNT SIZE\n");
 	exit(2);
 }
 
@@ -24,13 +27,15 @@ int main(int argc, char **argv)
 	unsigned long long timeout_s = 10, interval_us = 0, count, size;
 	unsigned long long sent = 0, bytes = 0, errors = 0;
 	struct sockaddr_in sa;
+	struct send_times st = { 0 };
 	uint64_t t0, c0, deadline;
 	int fd, opt;
 	char *buf;
 
 	prog_name = "udp_flood";
-	while ((opt = getopt(argc, argv, "t:i:h")) != -1) {
+	while ((opt = getopt(argc, argv, "t:i:T:h")) != -1) {
 		switch (opt) {
+		case 'T': send_times_open(&st, optarg); break;
 		case 't': timeout_s = parse_num("timeout", optarg, 86400); break;
 		case 'i': interval_us = parse_num("interval", optarg, 10000000); break;
 		default: usage();
@@ -56,7 +61,14 @@ int main(int argc, char **argv)
 	c0 = thread_cpu_ns();
 	deadline = t0 + timeout_s * 1000000000ull;
 	while (sent < count) {
-		ssize_t r = send(fd, buf, size, 0);
+		uint64_t before, after;
+		ssize_t r;
+
+		send_times_reserve(&st);
+		before = now_ns();
+		r = send(fd, buf, size, 0);
+		after = now_ns();
+		send_times_add(&st, before, after, r < 0 ? -errno : r);
 
 		if (r < 0) {
 			if (errno != ENOBUFS && errno != ECONNREFUSED && errno != EAGAIN &&
@@ -79,6 +91,7 @@ int main(int argc, char **argv)
 			usleep(interval_us);
 	}
 	close(fd);
+	send_times_close(&st);
 	printf("sent=%llu bytes=%llu errors=%llu elapsed_ms=%llu cpu_ns=%llu\n", sent, bytes,
 	       errors, (unsigned long long)((now_ns() - t0) / 1000000),
 	       (unsigned long long)(thread_cpu_ns() - c0));

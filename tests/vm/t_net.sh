@@ -205,9 +205,9 @@ PY
 tap_import "$R/clock.tap" $?
 
 # the failed calls are in the trace with their errnos, per event: the
-# *_send_fail events (return hooks) on both kernels; sock_send itself on
-# 6.12 (its tracepoint has the result; 6.1's entry hook records the bytes
-# asked, as udp_send and tcp_send do on both); sock_recv on both
+# *_send_fail events (return hooks) and sock_send itself (the send's return:
+# 6.12's tracepoint, 6.1's kretprobe) on both kernels; udp_send and tcp_send
+# record the bytes asked (entry hooks); sock_recv on both
 fino=$(kv "$(out fail)" ino)
 tfino=$(kv "$(out fail)" tino)
 got=$(python3 - "$R/net.jsonl" "$fino" "$tfino" <<'PY'
@@ -226,13 +226,8 @@ print(" ".join("%s%s=%s" % ("tcp:" if t else "udp:", name, ",".join(seen[(t, nam
                for t in (False, True) for name in names if (t, name) in seen))
 PY
 )
-if grep -q "^6\.1\." <<<"$(uname -r)"; then
-	want_sock="udp:sock_send=70000,1,1"
-	want_tsock="tcp:sock_send=1,1"
-else
-	want_sock="udp:sock_send=EMSGSIZE-90,1,ECONNREFUSED-111"
-	want_tsock="tcp:sock_send=1,EPIPE-32"
-fi
+want_sock="udp:sock_send=EMSGSIZE-90,1,ECONNREFUSED-111"
+want_tsock="tcp:sock_send=1,EPIPE-32"
 want="$want_sock udp:udp_send=70000,1,1 udp:sock_send_fail=EMSGSIZE-90,ECONNREFUSED-111"
 want+=" udp:udp_send_fail=EMSGSIZE-90,ECONNREFUSED-111 udp:sock_recv=EAGAIN-11"
 want+=" $want_tsock tcp:tcp_send=1,1 tcp:sock_send_fail=EPIPE-32 tcp:tcp_send_fail=EPIPE-32"
