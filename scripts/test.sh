@@ -113,5 +113,18 @@ for k in $kernels; do
 done
 # the budget counts the whole run's minutes: SECONDS goes on in vm-suite.sh
 export SECONDS
-[ ${#built[@]} -eq 0 ] || ./scripts/vm-suite.sh "${built[@]}"
+if [ ${#built[@]} -gt 0 ]; then
+	# `make` and `make modules_install` as docs/INSTALL.md gives them,
+	# into a directory of their own (this machine's /lib/modules is every
+	# VM's), for the newest kernel, beside the VM suite's first steps
+	k=${built[${#built[@]} - 1]}
+	(
+		timed "make, make modules_install on $k" tests/install/test_modules_install.sh \
+			"$top" "$k" >build/modules-install.log 2>&1
+		result "make and make modules_install on $k (build/modules-install.log)" $?
+	) &
+	mi=$!
+	./scripts/vm-suite.sh "${built[@]}"
+	wait "$mi"
+fi
 suite_report "$SECONDS"
