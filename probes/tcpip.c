@@ -16,8 +16,11 @@
  *
  * hdr_bytes=N (0..64, default 0) appends the first N bytes of the packet
  * from its IP header on to ip_hdr_* records.  The abstract ID is the
- * socket's inode number where there is a socket (as magnet_net.ko), else
- * 0.  Handlers read with skb_header_pointer() (non-linear skbs), take no
+ * inode number of the local full socket the packet belongs to (skb->sk),
+ * else 0.  At ip_hdr_recv that is not the receiving socket: ip_rcv() has
+ * not orphaned the packet yet, so one sent by a local socket over a veth
+ * pair still names its sender (the same ID as its ip_hdr_send), one from a
+ * real device or over loopback (which orphans it) none.  Handlers read with skb_header_pointer() (non-linear skbs), take no
  * lock: the TCP fields are a racy but consistent-enough snapshot on the
  * transmit side, where the socket lock is not held.
  */
@@ -202,7 +205,10 @@ static void mtcpip_ip_tx(void *data, const struct sk_buff *skb,
 		  MAGNET_NET_F_TX);
 }
 
-/* net:netif_receive_skb: link header pulled, skb->data at the IP header */
+/*
+ * net:netif_receive_skb: link header pulled, skb->data at the IP header;
+ * skb->sk still the sender's if a veth pair carried it from a local socket
+ */
 static void mtcpip_ip_rx(void *data, struct sk_buff *skb)
 {
 	mtcpip_ip(data, skb, 0, skb->dev ? skb->dev->ifindex : 0,

@@ -48,9 +48,13 @@
  *               for its socket fd), 0 when there is no socket.
  * @timestamp:   nanoseconds of the stream's clock, named in SYSINFO
  *               (enum magnet_clock; CLOCK_MONOTONIC by default).
- * @pid:         thread ID of the task running when the event happened
- *               (0 in interrupt and softirq context).
- * @tgid:        its process ID.
+ * @pid:         thread ID of the task the event happened in.  In
+ *               interrupt and softirq context, where the interrupted
+ *               task is not the event's: for an event about a local
+ *               socket, the socket's last user (the task of its last
+ *               event in task context, docs/PROBES.md "Which process an
+ *               event names"), else 0.
+ * @tgid:        its process ID (the same task).
  */
 struct magnet_rec_hdr {
 	__u16 size;

@@ -141,16 +141,27 @@ urcv=$(kv "$(out usink)" datagrams)
 tino=$(kv "$(out sink)" ino)
 magnetctl -j dump "$R/net.trace" >"$R/net.jsonl"
 python3 - "$R/net.jsonl" "$uino" "$urcv" "$tino" "$ino" "$(kv "$(out fail)" tino)" \
-	"$(kv "$(out fail)" lino)" >"$R/rx.tap" <<'PY'
+	"$(kv "$(out fail)" lino)" "$(kv "$(out usink)" pid)" "$(kv "$(out sink)" pid)" "$pid" \
+	"$(kv "$(out udp)" pid)" >"$R/rx.tap" <<'PY'
 import json, sys
 from collections import Counter
 path, uino, urcv, tino, sino = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 # the failed-call test's TCP connection over lo: its socket and listener
 lo_ids = {int(sys.argv[6]), int(sys.argv[7])}
+# the processes: UDP sink, TCP sink, TCP sender (the sockets' users), UDP flood
+upid, tpid, spid, fpid = (int(a or 0) for a in sys.argv[8:12])
 n = Counter()
 ids = set()
+# per socket: its softirq receive events (time, pid), its first task-context event
+irq = {uino: [], tino: [], sino: []}
+first = {}
 for line in open(path):
     r = json.loads(line)
+    a = r.get("abstract_id")
+    if a in irq and r.get("name") in ("dev_recv", "ip_recv", "udp_recv"):
+        irq[a].append((r["timestamp"], r["pid"]))
+    if (a, r.get("name")) in ((uino, "sock_recv"), (tino, "sock_recv"), (sino, "tcp_send")):
+        first[a] = min(first.get(a, r["timestamp"]), r["timestamp"])
     if r.get("name") in ("dev_recv", "ip_recv", "udp_recv", "tcp_recv", "sock_recv"):
         # TCP coalesces segments queued to a busy socket's backlog into one
         # skb (tcp_add_backlog) and counts them in gso_segs
@@ -174,6 +185,20 @@ ok(n[("dev_recv", sino)] > 0 and n[("dev_recv", sino)] == n[("ip_recv", sino)],
    "dev_recv %d ip_recv %d" % (n[("dev_recv", sino)], n[("ip_recv", sino)]))
 # the listener gets the SYN; anything else must be one of ours
 ok(len(ids - {uino, tino, sino} - lo_ids) <= 1, "no other receive-side socket IDs than the test's (and the listener's)", str(ids))
+# dev_recv, ip_recv and udp_recv run in softirq (in_task() false): they name
+# the socket's last user, the task of its last event in task context
+# (docs/PROBES.md "Which process an event names"), never the interrupted
+# task; 0 only before the first such event (1 ms of slack: a record's
+# time is taken after its last-user lookup)
+for sock, who, pname, fn in ((uino, upid, "UDP sink", "sock_recv"), (tino, tpid, "TCP sink", "sock_recv"),
+                             (sino, spid, "TCP sender", "tcp_send")):
+    t0 = first.get(sock)
+    late = [p for t, p in irq[sock] if t0 is not None and t > t0 + 1000000]
+    ok(who > 0 and fpid > 0 and len(late) >= 10 and all(p == who for p in late)
+       and all(p in (0, who) for t, p in irq[sock]),
+       "%s's socket: its %d softirq receive events after its first %s carry its pid %d (the others 0)"
+       % (pname, len(late), fn, who),
+       "pids %s (the UDP flood %d)" % (dict(Counter(p for t, p in irq[sock])), fpid))
 print("\n".join(out))
 PY
 tap_import "$R/rx.tap" $?

@@ -92,6 +92,29 @@ ok(all(r["ip"]["flags"] == 1 for r in ipt) and all(r["ip"]["flags"] == 2 for r i
 ok(all(r["abstract_id"] in (0, sino, rino) for r in ipt) and any(r["abstract_id"] == sino for r in ipt),
    "sent packets carry their local socket (sender's data, receiver's ACKs)")
 print("# tcp_state_tx %d, tcp_state %d, ip_hdr_send %d, ip_hdr_recv %d" % (len(tx), len(rx), len(ipt), len(ipr)))
+# ip_hdr_recv: the socket the packet still belongs to when the device
+# delivers it, which over the veth pair is its local sender (veth keeps the
+# skb's owner into the peer namespace, docs/PROBES.md): each received packet
+# carries the ID its ip_hdr_send carried (the 40 header bytes name the
+# packet); the sink's data the sender's socket, the ACKs the receiver's (0
+# before accept() gave the connection a socket: the listener's SYN-ACK)
+sent = {}
+for r in ipt:
+    sent.setdefault(r["ip"]["bytes"], set()).add(r["abstract_id"])
+unmatched = [r for r in ipr if sent.get(r["ip"]["bytes"]) != {r["abstract_id"]}]
+ok(not unmatched, "ip_hdr_recv: each of the %d packets carries the ID its ip_hdr_send carried" % len(ipr),
+   "%d differ, e.g. %s" % (len(unmatched), unmatched[:1]))
+port = lambda r, i: int(r["ip"]["bytes"][40 + 4 * i:44 + 4 * i], 16)
+to_sink = [r for r in ipr if port(r, 1) == 5001]
+to_sender = [r for r in ipr if port(r, 0) == 5001]
+ok(len(to_sink) >= 50 and all(r["abstract_id"] == sino for r in to_sink),
+   "ip_hdr_recv at the receiver: its %d packets carry the sending socket %d" % (len(to_sink), sino),
+   str(sorted({r["abstract_id"] for r in to_sink})))
+first = min([r["timestamp"] for r in to_sender if r["abstract_id"] == rino] or [0])
+ok(sum(r["abstract_id"] == rino for r in to_sender) >= 10
+   and all(r["abstract_id"] == rino or r["abstract_id"] == 0 and r["timestamp"] < first for r in to_sender),
+   "ip_hdr_recv at the sender: its %d packets carry the receiver's socket %d (0 before accept() gave it one)"
+   % (len(to_sender), rino), str(sorted((r["abstract_id"], r["timestamp"] - first) for r in to_sender if r["abstract_id"] != rino)))
 print("\n".join(out))
 PY
 tap_import "$R/check.tap" $?
