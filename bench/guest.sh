@@ -690,7 +690,8 @@ run_cfgs() {
 				rmmod magnet_bench magnet_net && magnetfs_umount_all && rmmod magnet ||
 					bail_out "unload for the baseline"
 				perturb_one "$cfg" "$rep"
-				insmod "$MAGNET_MODDIR/magnet.ko" && insmod "$MAGNET_MODDIR/magnet_net.ko" &&
+				insmod "$MAGNET_MODDIR/magnet.ko" && magnetfs_mount &&
+					insmod "$MAGNET_MODDIR/magnet_net.ko" &&
 					insmod "$MAGNET_MODDIR/magnet_bench.ko" || bail_out "reload" ;;
 			*) perturb_one "$cfg" "$rep" ;;
 			esac

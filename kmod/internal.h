@@ -178,8 +178,6 @@ void magnet_filters_teardown(void);
 /* magnetfs/stream_file.c */
 int magnetfs_init(void);
 void magnetfs_exit(void);
-/* magnetfs/automount.c: mount(8) on /sys/kernel/magnet; last step of init */
-void magnetfs_automount(void);
 int magnetfs_add_stream(struct magnet_stream *s);
 void magnetfs_remove_stream(struct magnet_stream *s);
 int magnetfs_stream_path(struct magnet_stream *s, char *buf, size_t len);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * MAGNET core module: starts magnetk and the instrumentation database,
- * creates magnetfs, registers the control family and mounts magnetfs on
- * /sys/kernel/magnet.
+ * creates magnetfs (its type and /sys/kernel/magnet, which user space
+ * mounts) and registers the control family.
  */
 #include <linux/module.h>
 #include "internal.h"
@@ -44,8 +44,6 @@ static int __init magnet_init(void)
 	pr_info("magnet %s loaded (abi %u)\n", MAGNET_VERSION,
 		MAGNET_ABI_VERSION);
 	magnet_clock_report();
-	/* after this nothing may fail: the mount holds a module reference */
-	magnetfs_automount();
 	return 0;
 
 err_magnetfs:

@@ -48,6 +48,17 @@ int mc_ctl_open(struct magnet_ctl **h);
  */
 const char *mc_stream_perm_hint(const char *path);
 /*
+ * magnetfs on MAGNETFS_DEFAULT_DIR, as bpftool does for bpffs: 0 when it
+ * is mounted there, else mounted now on the sysfs directory magnet.ko
+ * makes (needs CAP_SYS_ADMIN; in this process's mount namespace, so also
+ * inside "ip netns exec", whose fresh sysfs hides the host's mount);
+ * -errno when it cannot be: -ENOENT no such directory, -ENOTDIR another
+ * file system is mounted there, -EPERM not root.
+ */
+int mc_magnetfs_mount(void);
+/* What to do about mc_magnetfs_mount()'s error @err: names the command. */
+const char *mc_magnetfs_hint(int err);
+/*
  * The exit code and message of a failure that may mean MAGNET is not
  * loaded: an -ENOENT while no module "magnet" is loaded says so, names
  * the modprobe and returns MC_EXIT_NOTLOADED; else -1 (not that case).

@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 
 #include "magnetctl.h"
@@ -91,10 +95,70 @@ int mc_ctl_error(struct magnet_ctl *h, int err, const char *what)
 #define MC_LOAD_HINT \
 	"load it with 'modprobe magnet_net' (the core, magnet, comes with it) as root"
 
+/* sysfs's statfs() f_type: the mount point magnet.ko makes is in sysfs */
+#define MC_SYSFS_MAGIC	0x62656572
+
+/*
+ * MAGNET's generic netlink family is in the initial network namespace
+ * only.  In another one (ip netns exec NS magnetctl ...) connect there:
+ * the socket stays in the namespace it was made in, and the process goes
+ * back to its own.  -ENOENT when this process is in the initial network
+ * namespace already (nothing to retry), -EPERM when it may not enter it.
+ */
+static int ctl_open_init_net(struct magnet_ctl **h)
+{
+	struct stat self, init;
+	int cur, fd, err;
+
+	if (stat("/proc/self/ns/net", &self))
+		return -ENOENT;
+	if (stat("/proc/1/ns/net", &init))
+		return errno == EACCES ? -EPERM : -ENOENT;
+	if (self.st_ino == init.st_ino && self.st_dev == init.st_dev)
+		return -ENOENT;
+	cur = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	fd = open("/proc/1/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno == EACCES ? -EPERM : -errno;
+		close(cur);
+		return err;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		err = -errno;
+		close(fd);
+		close(cur);
+		return err;
+	}
+	close(fd);
+	err = magnet_ctl_open(h);
+	if (setns(cur, CLONE_NEWNET)) {
+		/* never left in the wrong namespace: give up the handle */
+		mc_error("cannot return to this process's network namespace: %s",
+			 strerror(errno));
+		if (!err)
+			magnet_ctl_close(*h);
+		err = -EIO;
+	}
+	close(cur);
+	return err;
+}
+
 int mc_ctl_open(struct magnet_ctl **h)
 {
 	int err = magnet_ctl_open(h);
 
+	if (err == -ENOENT && !access("/sys/module/magnet", F_OK)) {
+		/* loaded, yet no family here: another network namespace */
+		err = ctl_open_init_net(h);
+		if (err == -EPERM) {
+			mc_error("MAGNET's netlink family is in the initial network namespace only and this "
+				 "process is in another one, which it may not leave: run magnetctl outside the "
+				 "namespace (its events cover every namespace), or as root");
+			return MC_EXIT_PERM;
+		}
+	}
 	if (err == -ENOENT) {
 		mc_error("MAGNET is not loaded (no generic netlink family '%s'); " MC_LOAD_HINT,
 			 MAGNET_GENL_NAME);
@@ -118,6 +182,42 @@ const char *mc_stream_perm_hint(const char *path)
 	return "debugfs stream files are root's: run as root, or read the stream through magnetfs "
 	       "mounted with uid=, gid= or mode= (mount -t magnetfs -o gid=GROUP,mode=0440 none "
 	       MAGNETFS_DEFAULT_DIR ")";
+}
+
+int mc_magnetfs_mount(void)
+{
+	struct statfs sfs;
+
+	if (statfs(MAGNETFS_DEFAULT_DIR, &sfs))
+		return -errno;
+	if (sfs.f_type == MAGNETFS_MAGIC)
+		return 0;
+	/* only on the empty sysfs directory magnet.ko made, never over another mount */
+	if (sfs.f_type != MC_SYSFS_MAGIC)
+		return -ENOTDIR;
+	if (mount("magnetfs", MAGNETFS_DEFAULT_DIR, "magnetfs",
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL))
+		return -errno;
+	return 0;
+}
+
+const char *mc_magnetfs_hint(int err)
+{
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "magnetfs is not mounted on " MAGNETFS_DEFAULT_DIR " and only root may mount it: "
+		       "as root, mount -t magnetfs magnetfs " MAGNETFS_DEFAULT_DIR
+		       " (or systemctl start sys-kernel-magnet.mount)";
+	case -ENOENT:
+		return "there is no " MAGNETFS_DEFAULT_DIR ": load MAGNET (modprobe magnet_net)";
+	case -ENOTDIR:
+		return MAGNETFS_DEFAULT_DIR " holds another file system, not magnetfs: unmount it, then "
+		       "mount -t magnetfs magnetfs " MAGNETFS_DEFAULT_DIR;
+	default:
+		return "magnetfs is not mounted on " MAGNETFS_DEFAULT_DIR
+		       ": mount -t magnetfs magnetfs " MAGNETFS_DEFAULT_DIR " (as root)";
+	}
 }
 
 int mc_not_loaded(int err)

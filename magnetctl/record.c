@@ -86,25 +86,30 @@ static double now_s(void)
 }
 
 /*
- * @name's file in a magnetfs mount at MAGNETFS_DEFAULT_DIR, if there is one:
- * that mount works where debugfs is off or locked down (no ioctl there).
+ * @name's file in the magnetfs mount at MAGNETFS_DEFAULT_DIR, mounted now
+ * if it is not (mc_magnetfs_mount()): that mount works where debugfs is off
+ * or locked down (no ioctl there).  0, or mc_magnetfs_mount()'s -errno, or
+ * -ENOENT when the mount has no such file.
  */
-static bool magnetfs_path(const char *name, char *path, size_t len)
+static int magnetfs_path(const char *name, char *path, size_t len)
 {
-	struct statfs sfs;
 	struct stat st;
+	int err;
 
-	if (statfs(MAGNETFS_DEFAULT_DIR, &sfs) || sfs.f_type != MAGNETFS_MAGIC)
-		return false;
+	err = mc_magnetfs_mount();
+	if (err)
+		return err;
 	snprintf(path, len, "%s/%s", MAGNETFS_DEFAULT_DIR, name);
-	return !stat(path, &st) && S_ISREG(st.st_mode);
+	return !stat(path, &st) && S_ISREG(st.st_mode) ? 0 : -ENOENT;
 }
 
 /*
  * Resolve STREAM: a path if it contains '/', else ask the kernel, and take
- * the file in /sys/kernel/magnet if magnetfs is mounted there, else the
- * path the kernel reports (debugfs).  @ring gets one CPU's ring size
- * when STREAM is a name (0 for a path: unknown).
+ * the file in /sys/kernel/magnet (magnetfs, mounted there now if it is
+ * not), else the path the kernel reports (debugfs).  A caller who may not
+ * mount magnetfs may not read debugfs either: that fails here, saying how
+ * to mount it.  @ring gets one CPU's ring size when STREAM is a name (0
+ * for a path: unknown).
  */
 static int resolve_stream(const char *stream, char *path, size_t len,
 			  uint64_t *ring)
@@ -112,7 +117,7 @@ static int resolve_stream(const char *stream, char *path, size_t len,
 	struct magnet_stream_info s;
 	struct magnet_ctl *h;
 	char what[96];
-	int ret;
+	int ret, fs;
 
 	*ring = 0;
 	if (strchr(stream, '/')) {
@@ -126,11 +131,11 @@ static int resolve_stream(const char *stream, char *path, size_t len,
 	if (ret) {
 		snprintf(what, sizeof(what), "record %s", stream);
 		ret = mc_ctl_error(h, ret, what);
-	} else if (magnetfs_path(stream, path, len)) {
+	} else if (!(fs = magnetfs_path(stream, path, len))) {
 		ret = 0;
-	} else if (!s.path[0]) {
-		mc_error("record %s: the kernel gave no stream path", stream);
-		ret = MC_EXIT_KERNEL;
+	} else if (fs == -EPERM || fs == -EACCES || !s.path[0]) {
+		mc_error("record %s: %s", stream, mc_magnetfs_hint(fs));
+		ret = fs == -EPERM || fs == -EACCES ? MC_EXIT_PERM : MC_EXIT_KERNEL;
 	} else {
 		snprintf(path, len, "%s", s.path);
 	}

@@ -39,6 +39,9 @@ static int sock_show(int argc, char **argv)
 	if (errno || end == argv[0] || *end || argv[0][0] == '-' || !id)
 		return mc_usage_error("sock show: bad ID '%s' (a socket inode number)",
 				      argv[0]);
+	/* root: magnetfs mounted on first use, as record does (else debugfs) */
+	if (!getenv("MAGNET_SOCKSTAT"))
+		mc_magnetfs_mount();
 	err = magnet_sock_stats_by_id(id, &st);
 	if (err) {
 		int rc = mc_not_loaded(err);
@@ -48,7 +51,7 @@ static int sock_show(int argc, char **argv)
 		mc_error("sock show %llu: %s%s", id, strerror(-err),
 			 err == -ENOENT ? " (no process watches that socket, or neither magnetfs nor debugfs is mounted)" :
 			 err == -EPERM ? " (a socket by its ID: needs CAP_NET_ADMIN or CAP_SYS_ADMIN)" :
-			 err == -EACCES ? " (debugfs is root's; magnetfs's sockstat file is everyone's: mount -t magnetfs none " MAGNETFS_DEFAULT_DIR ")" : "");
+			 err == -EACCES ? " (debugfs is root's; magnetfs's sockstat file is everyone's: as root, mount -t magnetfs magnetfs " MAGNETFS_DEFAULT_DIR ")" : "");
 		return mc_errno_exit(err);
 	}
 	out_open_object(NULL);

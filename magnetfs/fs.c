@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * magnetfs, the file system type: mounted on /sys/kernel/magnet at load
- * (automount.c) or by "mount -t magnetfs none DIR", it shows one file per
- * stream, with the same operations as the debugfs files
- * /sys/kernel/debug/magnet/<stream> (magnetfs_stream_fops), so streams can
- * be read where debugfs is disabled or locked down.
+ * magnetfs, the file system type.  The module registers it and makes its
+ * mount point, /sys/kernel/magnet (as tracefs has /sys/kernel/tracing);
+ * mounting is user space's, as for tracefs and bpffs: the packaged
+ * sys-kernel-magnet.mount unit, magnetctl on first use as root
+ * (magnetctl/main.c, mc_magnetfs_mount()), or by hand with
+ * "mount -t magnetfs magnetfs DIR".  It shows one file per stream, with
+ * the same operations as the debugfs files /sys/kernel/debug/magnet/<stream>
+ * (magnetfs_stream_fops), so streams can be read where debugfs is disabled
+ * or locked down.
  *
  * One superblock shared by every mount (get_tree_single, as tracefs and
  * debugfs do): all mounts show the same files.  @magnetfs_sb and each
@@ -432,11 +436,6 @@ int magnetfs_fs_init(void)
 	else
 		magnetfs_mountpoint = true;
 	return 0;
-}
-
-bool magnetfs_fs_has_mountpoint(void)
-{
-	return magnetfs_mountpoint;
 }
 
 void magnetfs_fs_exit(void)

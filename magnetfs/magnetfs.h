@@ -18,7 +18,6 @@ void magnetfs_forget_inode(struct inode *inode);
 /* fs.c */
 int magnetfs_fs_init(void);
 void magnetfs_fs_exit(void);
-bool magnetfs_fs_has_mountpoint(void);	/* /sys/kernel/magnet exists */
 int magnetfs_fs_add_stream(struct magnet_stream *s);
 void magnetfs_fs_remove_stream(struct magnet_stream *s);
 /* the stream file's mode changed (app_write): apply it; db.lock held */

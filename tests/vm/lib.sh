@@ -454,7 +454,9 @@ need_magnet() {
 
 # magnet_load [MODULE ARGS...]: insmod every module of $MAGNET_MODULES from
 # $MAGNET_MODDIR in order (module parameters can be given to the first one:
-# magnet_load subbuf_size=4096).  Unloaded on exit in reverse order.
+# magnet_load subbuf_size=4096), and mount magnetfs on /sys/kernel/magnet
+# after the core, as the packaged sys-kernel-magnet.mount unit does (the
+# module mounts nothing itself).  Unloaded on exit in reverse order.
 magnet_load() {
 	local m first=1 ko
 	for m in $MAGNET_MODULES; do
@@ -466,13 +468,21 @@ magnet_load() {
 			insmod "$ko" || { echo "magnet_load: insmod $ko failed" >&2; return 1; }
 		fi
 		_magnet_loaded+=("$m")
+		if [ "$m" = magnet ]; then
+			magnetfs_mount || { echo "magnet_load: cannot mount magnetfs on /sys/kernel/magnet" >&2; return 1; }
+		fi
 	done
 	on_exit magnet_unload
 }
 
-# magnetfs_umount_all: unmount every magnetfs mount, the one magnet.ko
-# made on /sys/kernel/magnet included (rmmod magnet is refused while one
-# exists); 1 if one stays (a file still open).
+# magnetfs_mount: mount magnetfs on /sys/kernel/magnet unless it is there
+magnetfs_mount() {
+	magnetfs_mounted || mount -t magnetfs magnetfs /sys/kernel/magnet
+}
+
+# magnetfs_umount_all: unmount every magnetfs mount, the one on
+# /sys/kernel/magnet included (rmmod magnet is refused while one exists);
+# 1 if one stays (a file still open).
 magnetfs_umount_all() {
 	local i
 	for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -482,9 +492,9 @@ magnetfs_umount_all() {
 	! grep -q ' magnetfs ' /proc/mounts
 }
 
-# magnetfs_automounted: magnet.ko mounted magnetfs on /sys/kernel/magnet
-magnetfs_automounted() {
-	grep -q '^none /sys/kernel/magnet magnetfs ' /proc/mounts
+# magnetfs_mounted: magnetfs is mounted on /sys/kernel/magnet
+magnetfs_mounted() {
+	grep -q '^[^ ]* /sys/kernel/magnet magnetfs ' /proc/mounts
 }
 
 # magnet_unload: rmmod what magnet_load loaded, in reverse order, after

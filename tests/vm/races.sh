@@ -189,6 +189,7 @@ t0=$(date +%s)
 for c in $(seq 1 "$CYCLES"); do
 	insmod "$MAGNET_MODDIR/magnet.ko" || { diag "cycle $c: insmod magnet"; break; }
 	_magnet_loaded=(magnet)
+	magnetfs_mount || { diag "cycle $c: mount magnetfs"; break; }
 	insmod "$MAGNET_MODDIR/magnet_net.ko" || { diag "cycle $c: insmod magnet_net"; break; }
 	_magnet_loaded=(magnet magnet_net)
 	magnetctl stream create cy subbuf-size 16K subbuf-count 4 >/dev/null || { diag "cycle $c: create"; break; }

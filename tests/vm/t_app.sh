@@ -23,7 +23,7 @@ dmesg_mark
 
 netns_setup || bail_out "network namespaces"
 magnet_load || bail_out "cannot load the modules"
-magnetfs_automounted || bail_out "magnet.ko did not mount magnetfs on /sys/kernel/magnet"
+magnetfs_mounted || bail_out "magnetfs is not mounted on /sys/kernel/magnet"
 
 R=$MAGNET_RESULTS
 M=/sys/kernel/magnet

@@ -163,7 +163,7 @@ wait_line "$(out reader)" '^open' 10
 sleep 1	# now it sits in read() after SYSINFO and EVENTDEF were taken
 pstate=$(awk '{print $3}' "/proc/${BG_PID[reader]}/stat")
 check_eq "reader is blocked in read()" S "$pstate"
-# without the module's own magnetfs mount, which alone would refuse rmmod
+# without the magnetfs mount on /sys/kernel/magnet, which alone would refuse rmmod
 check "umount magnetfs" magnetfs_umount_all
 if rmmod magnet 2>/dev/null; then not_ok "core stays while a stream is open"; else ok "core stays while a stream is open (rmmod refused)"; fi
 check "probe module unloads under a blocked reader" rmmod magnet_net

@@ -26,7 +26,7 @@ ls /lib/modules/"$KV"/updates/dkms/magnet.ko* >/dev/null 2>&1 ||
 	skip_all "no DKMS build of magnet for $KV (scripts/deb-test.sh)"
 [ ! -d /sys/module/magnet ] || bail_out "magnet is already loaded"
 need_tools udp_flood udp_sink
-plan 14
+plan 17
 dmesg_mark
 R=$MAGNET_RESULTS
 on_exit "rmmod magnet_net 2>/dev/null; magnetfs_umount_all; rmmod magnet 2>/dev/null"
@@ -37,6 +37,13 @@ check "the core came with it, from updates/dkms" sh -c \
 	"test -d /sys/module/magnet && modinfo -n magnet | grep -q /updates/dkms/"
 check_eq "the module's version is the packages'" "$VER" "$(cat /sys/module/magnet/version 2>&1)"
 check "the packaged magnetctl talks to it" "$MAGNETCTL" status
+# magnetfs: the module mounts nothing; the package's unit and udev rule do
+# under systemd (this guest runs none), magnetctl record on first use here
+U=/lib/systemd/system/sys-kernel-magnet.mount
+check "the package installs $U (What=magnetfs, Type=magnetfs, on /sys/kernel/magnet)" sh -c \
+	"grep -qx What=magnetfs $U && grep -qx Type=magnetfs $U && grep -qx Where=/sys/kernel/magnet $U"
+check "and the udev rule that starts it when magnet loads" \
+	grep -q 'KERNEL=="magnet".*SYSTEMD_WANTS.*sys-kernel-magnet.mount' /lib/udev/rules.d/60-magnet.rules
 
 # a known workload: N datagrams, N udp_send events in the trace
 N=300
@@ -51,6 +58,7 @@ magnetctl probe disable udp_send >/dev/null 2>&1
 kill -INT "${BG_PID[rec]}"
 bg_wait rec 30
 n=$(dump_count "$R/deb.trace" udp_send)
+check "the packaged magnetctl mounted magnetfs on /sys/kernel/magnet" magnetfs_mounted
 check_eq "the packaged magnetctl recorded every datagram's udp_send" "$N" "$n" ||
 	diag "$(cat "$(out rec)" "$(out flood)")"
 

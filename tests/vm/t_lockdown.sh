@@ -53,7 +53,7 @@ else
 fi
 magnet_load && ok "signed magnet.ko loads" || bail_out "signed magnet.ko does not load under lockdown=$mode"
 on_exit "rmmod magnet_selftest 2>/dev/null"
-magnetfs_automounted && ok "magnetfs mounted on /sys/kernel/magnet" ||
+magnetfs_mounted && ok "magnetfs mounted on /sys/kernel/magnet" ||
 	not_ok "magnetfs mounted on /sys/kernel/magnet" "$(grep magnetfs /proc/mounts)"
 
 # --- magnetfs ----------------------------------------------------------------

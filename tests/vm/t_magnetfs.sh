@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# magnetfs, the file system type: mounted by magnet.ko itself at
-# /sys/kernel/magnet (automount=0 does not) and by hand at a second
-# directory (one shared superblock), streams appear and disappear in both,
-# reads and ioctls work through it, uid=/gid=/mode= and remount grant a
-# group read access, bad options are refused, a file open across deletion
-# drains to EOF, and the module stays loaded while magnetfs is mounted.
+# magnetfs, the file system type: magnet.ko registers it and makes
+# /sys/kernel/magnet but mounts nothing; magnetctl record mounts it there
+# on first use as root, and says how to mount it to a user who may not;
+# inside "ip netns exec" (a fresh sysfs) magnetctl mounts it in that mount
+# namespace and records; a second mount by hand shares the superblock,
+# streams appear and disappear in both, reads and ioctls work through it,
+# uid=/gid=/mode= and remount grant a group read access, bad options are
+# refused, a file open across deletion drains to EOF, and the module stays
+# loaded while magnetfs is mounted.
 MAGNET_MODULES=${MAGNET_MODULES:-magnet}
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -16,7 +19,10 @@ ST=$MAGNET_MODDIR/magnet_selftest.ko
 [ -f "$ST" ] || skip_all "magnet_selftest.ko not built"
 grep -qw magnetfs /proc/filesystems && skip_all "magnetfs already registered"
 dmesg_mark
-magnet_load || bail_out "cannot load the modules"
+# not magnet_load: it mounts magnetfs, which is what magnetctl must do here
+insmod "$MAGNET_MODDIR/magnet.ko" || bail_out "cannot load magnet.ko"
+_magnet_loaded=(magnet)
+on_exit magnet_unload
 R=$MAGNET_RESULTS
 M1=/sys/kernel/magnet
 M2=$(mktemp -d /tmp/magnetfs.XXXXXX)
@@ -84,13 +90,24 @@ PY
 # --- mount ----------------------------------------------------------
 grep -qw magnetfs /proc/filesystems && ok "magnetfs registered" || not_ok "magnetfs registered"
 [ -d $M1 ] && ok "$M1 exists" || not_ok "$M1 exists"
-magnetfs_automounted && ok "magnet.ko mounted magnetfs on $M1" ||
-	not_ok "magnet.ko mounted magnetfs on $M1" "$(grep magnetfs /proc/mounts; dmesg | grep 'magnet:' | tail -3)"
-check_eq "one mount, default options" "1 none $M1 magnetfs rw,relatime" \
-	"$(grep -c ' magnetfs ' /proc/mounts) $(grep ' magnetfs ' /proc/mounts | cut -d' ' -f1-4)"
-dmesg | grep -q "magnet: magnetfs mounted on $M1" && ok "the kernel log says so" ||
-	not_ok "the kernel log says so" "$(dmesg | grep 'magnet:' | tail -3)"
+check_eq "magnet.ko mounts nothing itself" 0 "$(grep -c ' magnetfs ' /proc/mounts)"
+check_eq "$M1 is an empty sysfs directory" "62656572|" "$(stat -f -c %t $M1)|$(ls -A $M1)"
+[ -e /sys/module/magnet/parameters/automount ] &&
+	not_ok "no automount parameter" "$(ls /sys/module/magnet/parameters)" || ok "no automount parameter"
 check "stream create early" magnetctl stream create early
+# a user who may not mount it is told how, and nothing is mounted
+out=$(nobody "$MAGNETCTL" record early -o /tmp/nobody.trace 2>&1)
+rc=$?
+check_eq "non-root record without the mount: exit 6 (permission)" 6 "$rc"
+grep -qF "magnetctl: record early: magnetfs is not mounted on $M1 and only root may mount it: as root, mount -t magnetfs magnetfs $M1" <<<"$out" &&
+	ok "the message names the path and the command" || not_ok "the message names the path and the command" "$out"
+check_eq "still nothing mounted" 0 "$(grep -c ' magnetfs ' /proc/mounts)"
+# root: magnetctl record mounts it on first use
+check "magnetctl record early (root) mounts magnetfs and records" \
+	"$MAGNETCTL" record early -o "$R/early.trace" --duration 0.2
+check_eq "one mount, on $M1, nosuid,nodev,noexec" "1 magnetfs $M1 magnetfs rw,nosuid,nodev,noexec,relatime" \
+	"$(grep -c ' magnetfs ' /proc/mounts) $(grep ' magnetfs ' /proc/mounts | cut -d' ' -f1-4)"
+check "the trace it wrote dumps" magnetctl dump "$R/early.trace"
 check "mount -t magnetfs none $M2" mount -t magnetfs none "$M2"
 check_eq "statfs type is MAGNETFS_MAGIC" 4d474e54 "$(stat -f -c %t $M1)"
 check_eq "a stream created before the second mount is listed there" early "$(listing "$M2")"
@@ -228,6 +245,37 @@ for o in opener1 opener2; do
 done
 check "control still answers after the race" magnetctl stream list
 
+# --- inside a network namespace ----------------------------------------
+# "ip netns exec" gives the command a mount namespace of its own with a
+# fresh sysfs of the network namespace; magnet.ko's directory is in it,
+# empty.  magnetctl mounts magnetfs there (that mount goes with the
+# command's mount namespace) and reaches the netlink family, which is in
+# the initial network namespace only.
+NS=mgfs$$
+check "ip netns add $NS" ip netns add $NS
+on_exit "ip netns del $NS"
+check_eq "the namespace's sysfs has an empty $M1" "62656572|" \
+	"$(ip netns exec $NS stat -f -c %t $M1)|$(ip netns exec $NS ls -A $M1)"
+check "disable selftest" magnetctl probe disable selftest
+check "rmmod magnet_selftest" rmmod magnet_selftest
+check "insmod magnet_selftest count=500" insmod "$ST" count=500
+check "stream create N" magnetctl stream create N
+check "magnetctl stream list inside the namespace" ip netns exec $NS "$MAGNETCTL" stream list
+bg nsrec ip netns exec $NS "$MAGNETCTL" record N -o "$R/ns.trace"
+record_started nsrec || diag "nsrec: $(cat "$(out nsrec)")"
+grep -qF "recording $M1/N " "$(out nsrec)" && ok "inside the namespace record reads $M1/N" ||
+	not_ok "inside the namespace record reads $M1/N" "$(cat "$(out nsrec)")"
+check "enable selftest into N" magnetctl probe enable selftest stream N
+check_eq "the selftest producers finished" 0 "$(selftest_wait)"
+kill -INT "${BG_PID[nsrec]}"
+bg_wait nsrec 20
+check_eq "magnetctl record inside the namespace exits 0" 0 $?
+n=$(dump_count "$R/ns.trace" selftest)
+[ "${n:-0}" -ge 500 ] && ok "the namespace's trace has the selftest records ($n)" ||
+	not_ok "the namespace's trace has the selftest records" "$n; $(cat "$(out nsrec)")"
+check_eq "its mount went with its mount namespace: here only $M3" "$M3" \
+	"$(awk '$3 == "magnetfs" { print $2 }' /proc/mounts | paste -sd ' ')"
+
 # --- module unload --------------------------------------------------------
 check "disable selftest" magnetctl probe disable selftest
 check "rmmod magnet_selftest" rmmod magnet_selftest
@@ -237,16 +285,14 @@ check "umount" umount "$M3"
 check "rmmod magnet after umount" rmmod magnet
 grep -qw magnetfs /proc/filesystems && not_ok "magnetfs unregistered" || ok "magnetfs unregistered"
 [ -e $M1 ] && not_ok "$M1 removed" || ok "$M1 removed"
-check "insmod magnet again" insmod "$MAGNET_MODDIR/magnet.ko"
-magnetfs_automounted && ok "$M1 mounted again" || not_ok "$M1 mounted again" "$(grep magnetfs /proc/mounts)"
-if rmmod magnet 2>/dev/null; then not_ok "rmmod refused while the module's own mount exists"; else ok "rmmod refused while the module's own mount exists"; fi
-check "umount $M1" umount $M1
-check "rmmod magnet" rmmod magnet
-check "insmod magnet automount=0" insmod "$MAGNET_MODDIR/magnet.ko" automount=0
-check_eq "automount=0: nothing mounted" 0 "$(grep -c ' magnetfs ' /proc/mounts)"
-check_eq "the parameter reads back" N "$(cat /sys/module/magnet/parameters/automount)"
+# the automount parameter is gone: the kernel ignores it, as any unknown one
+check "insmod magnet again (automount=0, of old setups)" insmod "$MAGNET_MODDIR/magnet.ko" automount=0
+dmesg | tail -5 | grep -qF "magnet: unknown parameter 'automount' ignored" &&
+	ok "the kernel ignores automount=0 as unknown" || not_ok "the kernel ignores automount=0 as unknown" "$(dmesg | tail -3)"
+check_eq "nothing mounted after the reload" 0 "$(grep -c ' magnetfs ' /proc/mounts)"
 [ -d $M1 ] && ok "$M1 back" || not_ok "$M1 back"
-check "mount by hand" mount -t magnetfs none $M1
+check "mount by hand" mount -t magnetfs magnetfs $M1
+if rmmod magnet 2>/dev/null; then not_ok "rmmod refused while $M1 is mounted"; else ok "rmmod refused while $M1 is mounted"; fi
 check "umount after reload" umount $M1
 check "modules unload" magnet_unload
 check_dmesg_clean
