@@ -38,6 +38,14 @@
 # dmesg.txt, dmesg-live.txt, elapsed (seconds), vm-cmd.sh (what the guest
 # ran: environment and command).
 #
+# The guest's TSC is marked reliable (tsc=reliable): under TCG on a busy
+# host the clocksource watchdog finds it skewed against the HPET (a vCPU
+# descheduled between the two reads), marks it unstable and flips
+# sched_clock's static key, a text patch that another vCPU's stale
+# translation can hit as an "Oops: int3" in sched_clock_cpu (seen in a
+# 6.12 guest beside another guest; tests/vm/README.md, "Text patching
+# under TCG").
+#
 # A guest whose kernel never got as far as starting the script (a crash
 # at boot, before any module is loaded: emulated 6.12 guests rarely take
 # an int3 oops in sched_clock_cpu there) is booted once more; the first
@@ -154,7 +162,7 @@ for attempt in 1 2; do
 	# kernel-console.log.
 	timeout --kill-after=15 $((timeout_s + 120)) \
 		vng -r "$kernel" --disable-kvm --force-9p --cpus "$cpus" --memory "$mem" \
-		--verbose --append "loglevel=5$extra_append${MAGNET_VM_APPEND:+ $MAGNET_VM_APPEND}" "${repo_dir[@]}" \
+		--verbose --append "loglevel=5 tsc=reliable$extra_append${MAGNET_VM_APPEND:+ $MAGNET_VM_APPEND}" "${repo_dir[@]}" \
 		${MAGNET_VM_QEMU_OPTS:+"--qemu-opts=$MAGNET_VM_QEMU_OPTS"} \
 		--rwdir "$guest_out=$outdir" --cwd "$repo" --exec "$cmd" </dev/null \
 		2>"$outdir/kernel-console.log" | tee "$outdir/console.log"
