@@ -13,8 +13,7 @@
 set -u
 repo=${1:?usage: $0 REPO}
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-mkdir -p "$tmp/bin"
-ln -s "$(dirname "$(realpath "${BASH_SOURCE[0]}")")/fake-vng" "$tmp/bin/vng"
+fake_vng
 
 # copy DIR: the scripts a run needs, in a clone at DIR
 copy() {

@@ -13,10 +13,8 @@ set -u
 repo=${1:?usage: $0 REPO}
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# The stand-in for vng: tests/scripts/fake-vng (FAKE_PLAN says what each
-# test does).
-mkdir -p "$tmp/bin"
-ln -s "$(dirname "$(realpath "${BASH_SOURCE[0]}")")/fake-vng" "$tmp/bin/vng"
+# the stand-in for vng (FAKE_PLAN says what each test does)
+fake_vng
 
 # run PLAN [TESTS...]: vm-batch.sh with the stand-in; sets RC, OUT, BOOTS
 run() {

@@ -12,8 +12,7 @@
 set -u
 repo=${1:?usage: $0 REPO}
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-mkdir -p "$tmp/bin"
-ln -s "$(dirname "$(realpath "${BASH_SOURCE[0]}")")/fake-vng" "$tmp/bin/vng"
+fake_vng
 # two kernels where /boot has them, to fill both lanes
 k2=$(ls /boot/vmlinuz-* | sed -n 2p)
 k2=${k2#/boot/vmlinuz-}
